@@ -1,0 +1,20 @@
+"""Helpers for the PyTorch device-errors lab course: device picking, reproduce, checks, error index."""
+
+from .checks import ____
+from .devices import environment_report, pick_device, same_device
+from .errors import lookup
+from .lab import Lab, start_lab
+from .reproduce import BrokenLabError, reproduce
+
+__all__ = [
+    "____",
+    "BrokenLabError",
+    "Lab",
+    "environment_report",
+    "lookup",
+    "pick_device",
+    "reproduce",
+    "same_device",
+    "start_lab",
+]
+__version__ = "0.1.0"

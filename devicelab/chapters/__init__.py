@@ -1,0 +1,17 @@
+"""The exercises of each chapter, one module per chapter, found by lab id."""
+
+from __future__ import annotations
+
+import importlib
+
+from ..checks import Exercise
+
+MODULES = {
+    "02-dataparallel": "dataparallel",
+}
+
+
+def exercises_for(lab: str) -> list[Exercise]:
+    """The exercises of a lab, in the order the notebook uses them."""
+    module = importlib.import_module(f"{__name__}.{MODULES[lab]}")
+    return [cls() for cls in module.EXERCISES]

@@ -1,0 +1,150 @@
+"""The error index: every wording PyTorch has used for a device error, and the chapter that explains it."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from .messages import get_language
+
+
+@dataclass(frozen=True)
+class ErrorKind:
+    """One kind of device error: its wordings (old and new), its chapter and how to read it."""
+
+    name: str
+    chapter: str
+    patterns: tuple[str, ...]
+    example: str
+    reading: dict[str, str] = field(default_factory=dict)
+
+    def match(self, message: str) -> dict[str, str] | None:
+        """The named fields of the first wording that matches `message`, or None."""
+        for pattern in self.patterns:
+            found = re.search(pattern, message)
+            if found:
+                return {k: v for k, v in found.groupdict().items() if v is not None}
+        return None
+
+
+# Apple MPS has no generated device check: these are what its kernels say instead.
+MPS_PATTERNS = (
+    r"Tensor for argument (?:#\d+ )?'?(?P<arg>\w+)'? is on (?P<found>\w+) but expected on (?P<want>mps)",
+    r"Placeholder storage has not been allocated on MPS device!",
+)
+
+KINDS: dict[str, ErrorKind] = {}
+
+
+def register(kind: ErrorKind) -> ErrorKind:
+    """Add a kind to the index (chapters register the wordings they explain)."""
+    KINDS[kind.name] = kind
+    return kind
+
+
+register(
+    ErrorKind(
+        name="same_device",
+        chapter="02-dataparallel",
+        patterns=(
+            # torch >= 2.8
+            r"Expected all tensors to be on the same device, but got (?P<arg>\w+) is on "
+            r"(?P<found>[\w:]+), different from other tensors on (?P<want>[\w:]+) "
+            r"\(when checking argument in method (?P<op>\w+)\)",
+            # torch 1.9 .. 2.7
+            r"Expected all tensors to be on the same device, but found at least two devices, "
+            r"(?P<want>[\w:]+) and (?P<found>[\w:]+)! \(when checking argument for argument "
+            r"(?P<arg>\w+) in method (?P<op>\w+)\)",
+            # torch <= 1.8
+            r"Expected object of device type (?P<want>\w+) but got device type (?P<found>\w+) "
+            r"for argument #\d+ '(?P<arg>\w+)' in call to (?P<op>\w+)",
+            *MPS_PATTERNS,
+        ),
+        example="Expected all tensors to be on the same device, but got weight is on cpu, "
+        "different from other tensors on cuda:0 (when checking argument in method "
+        "wrapper_CUDA_nll_loss_forward)",
+        reading={
+            "en": "PyTorch checked the devices of every tensor an operation receives before running "
+            "it. The operation ({op}) got its argument `{arg}` on {found} while the others were on "
+            "{want}. Find the line that calls this operation, print the `.device` of what it is "
+            "given, and move the odd one out (or build it on the right device).",
+            "zh": "PyTorch 在执行运算前检查了它收到的每个张量所在的设备。运算（{op}）的参数 `{arg}` 在 "
+            "{found} 上，而其他张量在 {want} 上。找到调用这个运算的那一行，打印它收到的张量的 "
+            "`.device`，把不一致的那个移过去（或者一开始就在正确的设备上创建它）。",
+        },
+    )
+)
+
+register(
+    ErrorKind(
+        name="conv_input_weight_type",
+        chapter="02-dataparallel",
+        patterns=(
+            r"Input type \((?P<input>[^)]+)\) and weight type \((?P<weight>[^)]+)\) should be the same",
+            *MPS_PATTERNS,
+        ),
+        example="Input type (torch.cuda.FloatTensor) and weight type (torch.FloatTensor) "
+        "should be the same",
+        reading={
+            "en": "A convolution compares its input with its weight before it runs. The input's "
+            "type is {input} and the weight's is {weight}: the legacy type names carry the device "
+            "(`torch.cuda.FloatTensor` is a float32 tensor on a GPU, `torch.FloatTensor` one on the "
+            "CPU). Same dtype, different devices: the batch was moved, the model that received it "
+            "was not.",
+            "zh": "卷积在运行前会比较输入和权重。输入的类型是 {input}，权重的类型是 {weight}：这些旧式类型名"
+            "里包含了设备信息（`torch.cuda.FloatTensor` 是 GPU 上的 float32 张量，`torch.FloatTensor` "
+            "是 CPU 上的）。数据类型相同、设备不同：数据批次移动了，接收它的模型却没有移动。",
+        },
+    )
+)
+
+register(
+    ErrorKind(
+        name="dataparallel_module_device",
+        chapter="02-dataparallel",
+        patterns=(
+            r"module must have its parameters and buffers on device (?P<want>[\w:]+) "
+            r"\(device_ids\[0\]\) but found one of them on device: (?P<found>[\w:]+)",
+        ),
+        example="module must have its parameters and buffers on device cuda:0 (device_ids[0]) "
+        "but found one of them on device: cpu",
+        reading={
+            "en": "DataParallel copies the module from device_ids[0] ({want}) to the other GPUs on "
+            "every forward pass, so the module must already be there; one parameter or buffer was "
+            "on {found}. Move the model before (or right after) wrapping it.",
+            "zh": "DataParallel 每次前向传播都会把模块从 device_ids[0]（{want}）复制到其他 GPU，所以模块必须"
+            "已经在那里；但有一个参数或缓冲区在 {found} 上。请在包装之前（或之后立刻）移动模型。",
+        },
+    )
+)
+
+
+@dataclass(frozen=True)
+class Match:
+    """A pasted message recognised by the index."""
+
+    kind: ErrorKind
+    fields: dict[str, str]
+
+    def reading(self, lang: str | None = None) -> str:
+        """A one-paragraph reading of the message, in the chosen language."""
+        template = self.kind.reading.get(lang or get_language(), "")
+        fields = {"op": "?", "arg": "?", "found": "?", "want": "?", "input": "?", "weight": "?"}
+        fields.update(self.fields)
+        return template.format(**fields)
+
+
+def lookup(message: str) -> list[Match]:
+    """Every kind whose wordings match `message` (old and new wordings alike)."""
+    found = []
+    for kind in KINDS.values():
+        fields = kind.match(message)
+        if fields is not None:
+            found.append(Match(kind, fields))
+    return found
+
+
+def match_kind(name: str, message: str) -> Match | None:
+    """Match `message` against one kind only."""
+    fields = KINDS[name].match(message)
+    return None if fields is None else Match(KINDS[name], fields)

@@ -1,0 +1,51 @@
+"""One notebook's session: its language, device, reproduce steps and exercises."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import torch
+
+from . import reproduce as _reproduce
+from .chapters import exercises_for
+from .checks import CORRECT, Exercise, _caller_namespace
+from .devices import environment_report, is_accelerator, pick_device
+from .messages import set_language, text
+
+
+class Lab:
+    """What a lab notebook uses after its setup cell: `device`, `reproduce`, `exercises`."""
+
+    def __init__(self, lab: str, lang: str, device: torch.device) -> None:
+        self.id = lab
+        self.lang = lang
+        self.device = device
+        self.exercises: list[Exercise] = exercises_for(lab)
+
+    def reproduce(
+        self, expect: str, needs_accelerator: bool = True
+    ) -> Callable[[Callable[[], object]], _reproduce.Outcome]:
+        """Decorator: run the function below now and assert it fails with the `expect` error."""
+        return _reproduce.reproduce(
+            expect, device=self.device, lab=self.id, needs_accelerator=needs_accelerator
+        )
+
+    def all_correct(self) -> bool:
+        """True when every exercise's check passes; otherwise say which are still open."""
+        namespace = _caller_namespace()
+        still_open = [ex.name for ex in self.exercises if ex.evaluate(namespace).status != CORRECT]
+        if still_open:
+            print(text("proof.locked", open=", ".join(still_open)))
+        return not still_open
+
+
+def start_lab(lab: str, lang: str = "en") -> Lab:
+    """Set the language, pick the device, print the environment: the first line of every lab."""
+    set_language(lang)
+    device = pick_device()
+    for key, value in environment_report(device).items():
+        print(f"{key:>7}: {value}")
+    print(text("setup.ready", lab=lab))
+    if not is_accelerator(device):
+        print(text("setup.cpu_note"))
+    return Lab(lab, lang, device)

@@ -1,0 +1,214 @@
+"""Generate every lab notebook from its bilingual source.
+
+One source per chapter, solutions/source/NN-slug.md, holds the solved notebook in both languages.
+From it this script writes four notebooks:
+
+    solutions/en/NN-slug.ipynb   solutions/zh/NN-slug.ipynb   (solved)
+    labs/en/NN-slug.ipynb        labs/zh/NN-slug.ipynb        (student: solution regions replaced)
+
+Source syntax: a line `%% md en`, `%% md zh`, `%% code` or `%% setup` starts a cell. Every English
+markdown cell is followed by its Chinese twin, so both languages have the same cells in the same
+order, and code is written once. In code, a region between `### BEGIN SOLUTION` and
+`### END SOLUTION` is the answer; its lines starting with `#> ` are what the student gets instead.
+`%% setup` is replaced by the setup cell below, the same in every lab.
+
+Regenerate:  python tools/build_notebooks.py        Check freshness:  python tools/build_notebooks.py --check
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SOURCES = ROOT / "solutions" / "source"
+LANGS = ("en", "zh")
+MARKER = re.compile(r"^%% (md en|md zh|code|setup)\s*$")
+STUDENT_LINE = re.compile(r"^(\s*)#> ?(.*)$")
+
+
+def repo_url() -> str:
+    """The course repository's address: the one place it is set is mkdocs.yml's repo_url."""
+    for line in (ROOT / "mkdocs.yml").read_text(encoding="utf-8").splitlines():
+        if line.startswith("repo_url:"):
+            return line.split(":", 1)[1].strip().rstrip("/")
+    raise SystemExit("mkdocs.yml has no repo_url")
+
+
+SETUP = '''\
+LANG = "{lang}"  # this notebook's language ("en" or "zh")
+LAB = "{lab}"
+HELPER = "git+{repo}"  # the course's helper package
+
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+
+if importlib.util.find_spec("devicelab") is None:
+    here = Path.cwd().resolve()
+    clone = next((p for p in (here, *here.parents) if (p / "devicelab" / "__init__.py").exists()), None)
+    if clone is not None:  # a clone of the course: use its helper as it is
+        sys.path.insert(0, str(clone))
+    elif "google.colab" in sys.modules:
+        # --no-deps: install the helper (and timm if missing), never touch Colab's torch.
+        wanted = [HELPER] + (["timm"] if importlib.util.find_spec("timm") is None else [])
+        done = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", *wanted],
+                              capture_output=True, text=True)
+        if done.returncode != 0:
+            raise RuntimeError({{
+                "en": "Could not install the course helper (no internet?). The reproduce, check and "
+                      "hint cells need it; plain PyTorch code still runs. Connect and run this cell "
+                      "again.\\n" + done.stderr[-500:],
+                "zh": "无法安装课程辅助包（没有网络？）。复现、检查和提示单元都需要它；普通的 PyTorch "
+                      "代码仍可运行。请联网后重新运行本单元。\\n" + done.stderr[-500:],
+            }}[LANG])
+    else:
+        raise RuntimeError("pip install " + HELPER)
+
+from devicelab import ____, start_lab
+
+lab = start_lab(LAB, lang=LANG)
+device = lab.device'''
+
+
+def parse(source: Path) -> list[tuple[str, str]]:
+    """The cells of a source file as (kind, text) pairs; kind is 'md en', 'md zh', 'code' or 'setup'."""
+    cells: list[tuple[str, list[str]]] = []
+    for number, line in enumerate(source.read_text(encoding="utf-8").splitlines(), 1):
+        found = MARKER.match(line)
+        if found:
+            cells.append((found.group(1), []))
+        elif cells:
+            cells[-1][1].append(line)
+        elif line.strip():
+            raise SystemExit(f"{source}:{number}: text before the first %% marker")
+    parsed = [(kind, "\n".join(lines).strip("\n")) for kind, lines in cells]
+    for i, (kind, _) in enumerate(parsed):
+        following = parsed[i + 1][0] if i + 1 < len(parsed) else None
+        previous = parsed[i - 1][0] if i > 0 else None
+        if kind == "md en" and following != "md zh":
+            raise SystemExit(f"{source}: English cell {i} has no Chinese twin right after it")
+        if kind == "md zh" and previous != "md en":
+            raise SystemExit(f"{source}: Chinese cell {i} has no English twin right before it")
+    return parsed
+
+
+def split_solution(code: str, source: Path) -> tuple[str, str]:
+    """The (solution, student) versions of a code cell."""
+    solution: list[str] = []
+    student: list[str] = []
+    inside = False
+    for line in code.splitlines():
+        stripped = line.strip()
+        if stripped == "### BEGIN SOLUTION":
+            if inside:
+                raise SystemExit(f"{source}: nested BEGIN SOLUTION")
+            inside = True
+        elif stripped == "### END SOLUTION":
+            if not inside:
+                raise SystemExit(f"{source}: END SOLUTION without BEGIN")
+            inside = False
+        elif inside and STUDENT_LINE.match(line):
+            student.append(STUDENT_LINE.sub(r"\1\2", line))
+        elif inside:
+            solution.append(line)
+        else:
+            solution.append(line)
+            student.append(line)
+    if inside:
+        raise SystemExit(f"{source}: BEGIN SOLUTION without END")
+    return "\n".join(solution), "\n".join(student)
+
+
+def notebook(cells: list[dict]) -> dict:
+    """A clean nbformat 4.5 notebook: no outputs, no execution counts, no personal metadata."""
+    return {
+        "cells": cells,
+        "metadata": {
+            "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
+            "language_info": {"name": "python"},
+            "accelerator": "GPU",
+            "colab": {"provenance": []},
+        },
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+
+
+def code_cell(text: str, index: int) -> dict:
+    """A code cell with a stable id."""
+    return {
+        "cell_type": "code",
+        "execution_count": None,
+        "id": f"code-{index:02d}",
+        "metadata": {},
+        "outputs": [],
+        "source": text.splitlines(keepends=True),
+    }
+
+
+def markdown_cell(text: str, index: int) -> dict:
+    """A markdown cell with a stable id."""
+    return {"cell_type": "markdown", "id": f"md-{index:02d}", "metadata": {}, "source": text.splitlines(keepends=True)}
+
+
+def build(source: Path) -> dict[Path, str]:
+    """Every notebook generated from one source, as {path: JSON text}."""
+    lab = source.stem
+    parsed = parse(source)
+    outputs: dict[Path, str] = {}
+    for lang in LANGS:
+        for version in ("solutions", "labs"):
+            cells = []
+            for index, (kind, body) in enumerate(parsed):
+                if kind.startswith("md"):
+                    if kind == f"md {lang}":
+                        cells.append(markdown_cell(body, index))
+                    continue
+                if kind == "setup":
+                    body = SETUP.format(lang=lang, lab=lab, repo=repo_url())
+                solution, student = split_solution(body, source)
+                cells.append(code_cell(solution if version == "solutions" else student, index))
+            text = json.dumps(notebook(cells), indent=1, ensure_ascii=False) + "\n"
+            outputs[ROOT / version / lang / f"{lab}.ipynb"] = text
+    return outputs
+
+
+def all_outputs() -> dict[Path, str]:
+    """Every generated notebook of every chapter."""
+    outputs: dict[Path, str] = {}
+    for source in sorted(SOURCES.glob("*.md")):
+        outputs.update(build(source))
+    return outputs
+
+
+def main() -> int:
+    """Write the notebooks, or with --check report the stale ones and fail."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="fail if a generated notebook is stale")
+    args = parser.parse_args()
+    outputs = all_outputs()
+    generated_dirs = [ROOT / v / lang for v in ("solutions", "labs") for lang in LANGS]
+    strays = [p for d in generated_dirs if d.exists() for p in d.glob("*.ipynb") if p not in outputs]
+    stale = [p for p, text in outputs.items() if not p.exists() or p.read_text(encoding="utf-8") != text]
+    if args.check:
+        for path in stale + strays:
+            print(f"stale: {path.relative_to(ROOT)}")
+        if stale or strays:
+            print("run: python tools/build_notebooks.py")
+        return 1 if stale or strays else 0
+    for path, text in outputs.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    for path in strays:
+        path.unlink()
+    print(f"wrote {len(outputs)} notebooks")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

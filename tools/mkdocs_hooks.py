@@ -60,6 +60,10 @@ def _notebook_parts(page) -> tuple[str, str, str] | None:
     return None
 
 
+def _inline_code(text: str) -> str:
+    return re.sub(r"`([^`]+)`", r"<code>\1</code>", text)
+
+
 def on_page_content(html_text: str, page, config, files) -> str:
     """Put 'Open in Colab', 'Download' and the last GPU verification at the top of each lab page."""
     found = _notebook_parts(page)
@@ -77,7 +81,7 @@ def on_page_content(html_text: str, page, config, files) -> str:
         f'<a class="md-button md-button--primary" href="{html.escape(colab)}">{words["colab"]}</a>'
         f'<a class="md-button" href="{lab}.ipynb" download>{words["download"]}</a>'
         f'<a class="md-button" href="../../{other}/{lab}/">{words["lab" if other == "labs" else "solution"]}</a>'
-        f'<span class="lab-verified">{html.escape(stamp)}</span>'
+        f'<span class="lab-verified">{_inline_code(html.escape(stamp))}</span>'
         "</div>"
     )
     return bar + _MATHJAX.sub("", _JUPYTER_THEME.sub("", html_text))

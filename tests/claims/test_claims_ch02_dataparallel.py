@@ -280,3 +280,12 @@ def test_zero_dim_cpu_tensor_combines_with_a_cuda_tensor(cuda):
     result = torch.tensor(2.0) * torch.ones(3, device=cuda)
     assert result.device.type == "cuda"
     assert torch.equal(result.cpu(), torch.full((3,), 2.0))
+
+
+@pytest.mark.gpu
+def test_cuda_conv_fed_a_cpu_input_adds_the_mkldnn_clause():
+    """The reverse mistake (CPU input into a GPU conv) adds 'or input should be a MKLDNN tensor ...'."""
+    conv = nn.Conv2d(3, 4, 3).to("cuda")
+    with pytest.raises(RuntimeError) as caught:
+        conv(torch.randn(1, 3, 8, 8))
+    assert "or input should be a MKLDNN tensor and weight is a dense tensor" in str(caught.value)

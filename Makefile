@@ -1,0 +1,17 @@
+# Every command a contributor needs; each one installs what it uses.
+.PHONY: serve build test notebooks bench gpu-check gpu-wheels
+
+serve:        ## install and serve the bilingual site at http://127.0.0.1:8000
+	bash tools/serve.sh
+
+build:        ## build the site into site/ (strict)
+	NO_MKDOCS_2_WARNING=1 .venv/bin/mkdocs build --strict
+
+test:         ## install and run the whole test suite (CPU only)
+	bash tools/test.sh
+
+notebooks:    ## regenerate labs/ and solutions/ notebooks from solutions/source/
+	.venv/bin/python tools/build_notebooks.py
+
+bench:        ## measure the budgets: notebook times, site build time, page weights
+	.venv/bin/python tools/benchmark.py

@@ -1,0 +1,84 @@
+"""Generated notebooks stay in step: with their source, across languages, and student vs solution."""
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SOURCES = sorted((ROOT / "solutions" / "source").glob("*.md"))
+LABS = [s.stem for s in SOURCES]
+LANG_LINE = re.compile(r'^LANG = "(en|zh)"  # this notebook\'s language \("en" or "zh"\)$', re.M)
+
+
+def load(version: str, lang: str, lab: str) -> dict:
+    return json.loads((ROOT / version / lang / f"{lab}.ipynb").read_text(encoding="utf-8"))
+
+
+def code_cells(nb: dict) -> list[str]:
+    return ["".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code"]
+
+
+def test_generated_notebooks_are_fresh():
+    done = subprocess.run(
+        [sys.executable, "tools/build_notebooks.py", "--check"], cwd=ROOT, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_every_chapter_has_four_notebooks():
+    assert LABS, "no lab sources found"
+    for lab in LABS:
+        for version in ("labs", "solutions"):
+            for lang in ("en", "zh"):
+                assert (ROOT / version / lang / f"{lab}.ipynb").exists(), (version, lang, lab)
+
+
+@pytest.mark.parametrize("lab", LABS)
+@pytest.mark.parametrize("version", ["labs", "solutions"])
+def test_code_cells_are_identical_in_both_languages(version, lab):
+    en, zh = load(version, "en", lab), load(version, "zh", lab)
+    assert [c["cell_type"] for c in en["cells"]] == [c["cell_type"] for c in zh["cells"]]
+    # The one allowed difference: the line of the setup cell that chooses the language.
+    en_code = [LANG_LINE.sub("LANG", c) for c in code_cells(en)]
+    zh_code = [LANG_LINE.sub("LANG", c) for c in code_cells(zh)]
+    assert en_code == zh_code
+    assert 'LANG = "en"' in code_cells(en)[0] and 'LANG = "zh"' in code_cells(zh)[0]
+
+
+@pytest.mark.parametrize("lab", LABS)
+def test_markdown_is_translated_not_copied(lab):
+    en, zh = load("solutions", "en", lab), load("solutions", "zh", lab)
+    for a, b in zip(en["cells"], zh["cells"]):
+        if a["cell_type"] == "markdown":
+            assert re.search(r"[\u4e00-\u9fff]", "".join(b["source"])), "a zh cell without Chinese"
+            assert "".join(a["source"]) != "".join(b["source"])
+
+
+@pytest.mark.parametrize("lab", LABS)
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_student_version_hides_every_solution(lang, lab):
+    student, solution = code_cells(load("labs", lang, lab)), code_cells(load("solutions", lang, lab))
+    assert len(student) == len(solution)
+    changed = [(s, t) for s, t in zip(solution, student) if s != t]
+    assert changed, "the student version should differ from the solution"
+    for solved, todo in changed:
+        assert "____" in todo and "TODO" in todo
+        solved_only = set(solved.splitlines()) - set(todo.splitlines())
+        assert solved_only and not (solved_only & set(todo.splitlines()))
+    for cell in student + solution:
+        assert "### BEGIN SOLUTION" not in cell and "#>" not in cell
+    assert not any(re.search(r"= ____", cell) for cell in solution), "a solution left a blank"
+
+
+def test_notebooks_are_committed_clean():
+    for path in (ROOT / "labs").glob("*/*.ipynb"):
+        for other in [path, ROOT / "solutions" / path.parent.name / path.name]:
+            nb = json.loads(other.read_text(encoding="utf-8"))
+            for cell in nb["cells"]:
+                assert cell.get("outputs", []) == [] and cell.get("execution_count") is None
+            text = other.read_text(encoding="utf-8")
+            assert "/work/" not in text and "/home/" not in text and "/root/" not in text

@@ -15,3 +15,9 @@ notebooks:    ## regenerate labs/ and solutions/ notebooks from solutions/source
 
 bench:        ## measure the budgets: notebook times, site build time, page weights
 	.venv/bin/python tools/benchmark.py
+
+gpu-check:    ## on a CUDA machine: run every notebook on the GPU, the GPU claims, record captures
+	python3 tools/gpu_check.py
+
+gpu-wheels:   ## prepare .whl/ for running gpu-check through the device tool (see README)
+	bash tools/gpu_wheels.sh

@@ -60,6 +60,13 @@ def _notebook_parts(page) -> tuple[str, str, str] | None:
     return None
 
 
+def verification_line(lab: str, lang: str, known: list[dict[str, str]] | None = None) -> str:
+    """The 'last verified on GPU' line of a lab page, from the committed capture file."""
+    verified = captures.last_verified(lab, known)
+    words = ACTION_TEXT[lang]
+    return words["verified"].format(**verified) if verified else words["unverified"]
+
+
 def _inline_code(text: str) -> str:
     return re.sub(r"`([^`]+)`", r"<code>\1</code>", text)
 
@@ -74,8 +81,7 @@ def on_page_content(html_text: str, page, config, files) -> str:
     repo = config["repo_url"].rstrip("/").removeprefix("https://github.com/")
     colab = f"https://colab.research.google.com/github/{repo}/blob/main/{version}/{lang}/{lab}.ipynb"
     other = "solutions" if version == "labs" else "labs"
-    verified = captures.last_verified(lab)
-    stamp = words["verified"].format(**verified) if verified else words["unverified"]
+    stamp = verification_line(lab, lang)
     bar = (
         '<div class="lab-actions">'
         f'<a class="md-button md-button--primary" href="{html.escape(colab)}">{words["colab"]}</a>'

@@ -71,9 +71,9 @@ def fresh_cpu_session(monkeypatch):
     """Every test starts like a new notebook on a CPU-only machine: English, nothing forced, no GPU."""
     for name in ("DEVICELAB_DEVICE", "DEVICELAB_STRICT", "DEVICELAB_CAPTURE_LOG", "COLAB_RELEASE_TAG"):
         monkeypatch.delenv(name, raising=False)
-    # Also on a machine that has a GPU: nn.DataParallel and pick_device must behave as on CI.
+    # Also on a machine that has a GPU: nn.DataParallel and pick_device must behave as on CI. (MPS is
+    # patched in test_devices only: torch._dynamo, imported lazily by optimizers, needs its __wrapped__.)
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
-    monkeypatch.setattr(torch.backends.mps, "is_available", lambda: False)
     messages.set_language("en")
     yield
     messages.set_language("en")

@@ -40,6 +40,11 @@ class Accelerator26WithoutIsAvailable:
         return torch.device("cuda")
 
 
+@pytest.fixture(autouse=True)
+def no_mps(monkeypatch):
+    monkeypatch.setattr(torch.backends.mps, "is_available", lambda: False)
+
+
 @pytest.fixture
 def cuda_present(monkeypatch):
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)

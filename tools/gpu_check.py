@@ -1,0 +1,117 @@
+"""Run every lab and solution (both languages) on CUDA, plus the GPU claims tests, and record what the GPU printed.
+
+Usage, on a machine with a CUDA GPU:   make gpu-check      (or: python tools/gpu_check.py)
+Through the `device` tool, where nbval is not installed, see `make gpu-wheels` and the README.
+
+Each notebook runs under nbval with the helper in strict mode (DEVICELAB_STRICT=1): every
+`reproduce` step must run on the GPU and raise its expected error. What each step printed is
+merged into devicelab/data/gpu_captures.json (by lab, step and torch version), which the labs'
+CPU path and the site read. Prints a summary table; exits non-zero on any failure.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from devicelab import captures  # noqa: E402
+
+REPRODUCE_STEP = re.compile(r"@lab\.reproduce\([^)]*\)\s*\ndef (\w+)\(")
+
+
+def expected_steps() -> set[tuple[str, str]]:
+    """Every (lab, step) that a lab source marks as a reproduce step."""
+    steps = set()
+    for source in sorted((ROOT / "solutions" / "source").glob("*.md")):
+        steps |= {(source.stem, step) for step in REPRODUCE_STEP.findall(source.read_text(encoding="utf-8"))}
+    return steps
+
+
+def notebooks() -> list[Path]:
+    """Every lab and solution notebook, both languages."""
+    return sorted((ROOT / "labs").glob("*/*.ipynb")) + sorted((ROOT / "solutions").glob("*/*.ipynb"))
+
+
+def run(args: list[str], env: dict[str, str]) -> tuple[int, float, str]:
+    """Run a command in the repository; return its exit code, seconds and the end of its output."""
+    start = time.monotonic()
+    done = subprocess.run(args, cwd=ROOT, env=env, capture_output=True, text=True)
+    return done.returncode, time.monotonic() - start, (done.stdout + done.stderr)[-3000:]
+
+
+def read_log(path: Path) -> list[dict[str, str]]:
+    """The captures the notebooks logged, one JSON object a line."""
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def missing_steps(logged: list[dict[str, str]], wanted: set[tuple[str, str]]) -> set[tuple[str, str]]:
+    """The reproduce steps that no notebook logged."""
+    return wanted - {(c["lab"], c["step"]) for c in logged}
+
+
+def newest_per_step(logged: list[dict[str, str]]) -> list[dict[str, str]]:
+    """One capture per (lab, step, torch): the four notebooks of a lab print the same error."""
+    return captures.merge([], logged)
+
+
+def main() -> int:
+    """Run the whole GPU check and print its table."""
+    import torch
+
+    if not torch.cuda.is_available():
+        print("gpu-check needs a CUDA GPU: torch.cuda.is_available() is False on this machine.")
+        return 2
+    workdir = Path(tempfile.mkdtemp(prefix="gpu-check-"))
+    log = workdir / "captures.jsonl"
+    env = {**os.environ, "DEVICELAB_STRICT": "1", "DEVICELAB_CAPTURE_LOG": str(log), "PYTHONUNBUFFERED": "1"}
+    env.pop("DEVICELAB_DEVICE", None)
+    rows: list[tuple[str, str, float]] = []
+    failures: list[str] = []
+    pytest = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q"]
+    for notebook in notebooks():
+        code, seconds, tail = run([*pytest, "--nbval-lax", "--nbval-current-env", str(notebook)], env)
+        name = str(notebook.relative_to(ROOT))
+        rows.append((name, "ok" if code == 0 else "FAILED", seconds))
+        if code != 0:
+            failures.append(f"{name}\n{tail}")
+    code, seconds, tail = run([*pytest, "-o", "addopts=", "-m", "gpu", "-rs", "tests/claims"], env)
+    counts = re.findall(r"(\d+) (passed|failed|skipped|error)", tail)
+    rows.append(("tests/claims -m gpu", ", ".join(f"{n} {w}" for n, w in counts) or "?", seconds))
+    if code != 0:
+        failures.append(f"claims\n{tail}")
+    logged = read_log(log)
+    for lab, step in sorted(missing_steps(logged, expected_steps())):
+        failures.append(f"{lab}/{step}: no capture: the step did not raise on the GPU")
+    new = newest_per_step(logged)
+    captures.save(captures.merge(captures.load(), new))
+    print(f"\n{'what':<42} {'result':<28} {'seconds':>7}")
+    for what, result, secs in rows:
+        print(f"{what:<42} {result:<28} {secs:7.1f}")
+    for capture in new:
+        print(f"captured {capture['lab']}/{capture['step']} on {capture['gpu']}, torch {capture['torch']}: "
+              f"{capture['message'][:90]}")
+    out = os.environ.get("OUT")
+    if out:
+        shutil.copy(captures.CAPTURE_FILE, Path(out) / "gpu_captures.json")
+        (Path(out) / "gpu_check_failures.txt").write_text("\n\n".join(failures) or "none\n", encoding="utf-8")
+    if failures:
+        print("\nFAILURES:\n" + "\n\n".join(failures))
+        return 1
+    print("\ngpu-check passed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -12,8 +12,9 @@ HEADER = (
 )
 
 
-def load(path: Path = CAPTURE_FILE) -> list[dict[str, str]]:
+def load(path: Path | None = None) -> list[dict[str, str]]:
     """Every capture in the file (an empty list when there is none yet)."""
+    path = path or CAPTURE_FILE
     if not path.exists():
         return []
     return list(json.loads(path.read_text(encoding="utf-8")).get("captures", []))
@@ -26,8 +27,9 @@ def merge(old: list[dict[str, str]], new: list[dict[str, str]]) -> list[dict[str
     return sorted(merged.values(), key=lambda c: (c["lab"], c["step"], c["torch"]))
 
 
-def save(captures: list[dict[str, str]], path: Path = CAPTURE_FILE) -> None:
+def save(captures: list[dict[str, str]], path: Path | None = None) -> None:
     """Write the capture file, sorted, with its header."""
+    path = path or CAPTURE_FILE
     path.parent.mkdir(parents=True, exist_ok=True)
     body = {"_generated": HEADER, "captures": captures}
     path.write_text(json.dumps(body, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")

@@ -53,8 +53,8 @@ register(
             r"\(when checking argument in method (?P<op>\w+)\)",
             # torch 1.9 .. 2.7
             r"Expected all tensors to be on the same device, but found at least two devices, "
-            r"(?P<want>[\w:]+) and (?P<found>[\w:]+)! \(when checking argument for argument "
-            r"(?P<arg>\w+) in method (?P<op>\w+)\)",
+            r"(?P<want>[\w:]+) and (?P<found>[\w:]+)!(?: \(when checking argument for argument "
+            r"(?P<arg>\w+) in method (?P<op>\w+)\))?",
             # torch <= 1.8
             r"Expected object of device type (?P<want>\w+) but got device type (?P<found>\w+) "
             r"for argument #\d+ '(?P<arg>\w+)' in call to (?P<op>\w+)",

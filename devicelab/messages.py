@@ -26,7 +26,7 @@ def add(entries: dict[str, dict[str, str]]) -> None:
         CATALOGUE[key] = entry
 
 
-def text(key: str, lang: str | None = None, **params: object) -> str:
+def text(key: str, lang: str | None = None, /, **params: object) -> str:
     """The message `key` in the chosen language, with `params` filled in."""
     entry = CATALOGUE[key]
     return entry[lang or _state["lang"]].format(**params)

@@ -6,8 +6,15 @@ from devicelab import captures
 
 
 def capture(lab="02-dataparallel", step="buggy_training_step", torch="2.14.1", date="2025-11-29", **more):
-    return {"lab": lab, "step": step, "torch": torch, "date": date, "gpu": "NVIDIA H200",
-            "message": f"captured {lab} {step} {torch} {date}", **more}
+    return {
+        "lab": lab,
+        "step": step,
+        "torch": torch,
+        "date": date,
+        "gpu": "NVIDIA H200",
+        "message": f"captured {lab} {step} {torch} {date}",
+        **more,
+    }
 
 
 def test_merge_replaces_a_capture_of_the_same_lab_step_and_torch():
@@ -25,7 +32,9 @@ def test_merge_keeps_captures_of_other_torch_versions_steps_and_labs():
 
 
 def test_merge_returns_captures_sorted_by_lab_step_and_torch():
-    merged = captures.merge([capture(lab="03-b"), capture(step="z")], [capture(step="a"), capture(lab="01-a")])
+    merged = captures.merge(
+        [capture(lab="03-b"), capture(step="z")], [capture(step="a"), capture(lab="01-a")]
+    )
     keys = [(c["lab"], c["step"], c["torch"]) for c in merged]
     assert keys == sorted(keys)
 
@@ -72,8 +81,11 @@ def test_latest_is_none_for_a_step_never_captured():
 
 
 def test_last_verified_picks_the_newest_capture_of_any_step_of_the_lab():
-    found = [capture(step="a", date="2025-06-01"), capture(step="b", date="2025-11-29"),
-             capture(lab="03-other", date="2026-01-01")]
+    found = [
+        capture(step="a", date="2025-06-01"),
+        capture(step="b", date="2025-11-29"),
+        capture(lab="03-other", date="2026-01-01"),
+    ]
     assert captures.last_verified("02-dataparallel", found)["step"] == "b"
     assert captures.last_verified("04-never", found) is None
 

@@ -161,8 +161,9 @@ def test_a_torch_without_the_mps_backend_gives_cpu(monkeypatch):
 # --- is_accelerator, same_device ----------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("device", "expected"), [("cuda", True), ("cuda:1", True), ("mps", True),
-                                                  ("cpu", False), ("meta", False)])
+@pytest.mark.parametrize(
+    ("device", "expected"), [("cuda", True), ("cuda:1", True), ("mps", True), ("cpu", False), ("meta", False)]
+)
 def test_is_accelerator_is_true_only_for_cuda_and_mps(device, expected):
     assert is_accelerator(device) is expected
     assert is_accelerator(torch.device(device)) is expected

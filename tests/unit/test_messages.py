@@ -31,19 +31,12 @@ def test_both_languages_use_the_same_placeholders(key):
     assert placeholders(entry["en"]) == placeholders(entry["zh"])
 
 
-# Bug: these two messages have a {key} placeholder, and `key` is also the name of text()'s first
-# parameter, so text(..., key=...) raises TypeError (see test_reproduce.py, BROKEN_LAB_KEY_CLASH).
-KEY_PLACEHOLDER_CLASH = pytest.mark.xfail(
-    strict=True,
-    raises=TypeError,
-    reason="messages.text(key, lang, **params) cannot fill a {key} placeholder",
-)
 
 
 @pytest.mark.parametrize(
     "key",
     [
-        pytest.param(key, marks=KEY_PLACEHOLDER_CLASH) if "key" in placeholders(CATALOGUE[key]["en"]) else key
+        key
         for key in sorted(CATALOGUE)
     ],
 )

@@ -19,13 +19,6 @@ LAB = "02-dataparallel"
 CPU = torch.device("cpu")
 # A torch.device is only a name: building one needs no GPU, and the snippets below never use it.
 GPU = torch.device("cuda")
-# Bug: both broken-lab paths call messages.text(key, ...) with key=step, so they raise
-# "TypeError: text() got multiple values for argument 'key'" instead of BrokenLabError.
-BROKEN_LAB_KEY_CLASH = pytest.mark.xfail(
-    strict=True,
-    raises=TypeError,
-    reason="reproduce.py lines 81-89 and 96-98 pass key=step to messages.text(key, **params)",
-)
 CAPTURE = {
     "lab": LAB,
     "step": "buggy_training_step",
@@ -80,7 +73,6 @@ def test_an_accelerator_is_whatever_is_accelerator_says(monkeypatch, capsys, nll
     assert "The expected error happened on meta" in capsys.readouterr().out
 
 
-@BROKEN_LAB_KEY_CLASH
 def test_a_snippet_that_raises_nothing_is_a_broken_lab():
     def moved_everything():
         return torch.ones(2) + 1
@@ -93,7 +85,6 @@ def test_a_broken_lab_fails_like_an_assertion():
     assert issubclass(BrokenLabError, AssertionError)
 
 
-@BROKEN_LAB_KEY_CLASH
 def test_a_snippet_that_raises_another_error_is_a_broken_lab_naming_both():
     def shape_bug():
         raise RuntimeError("mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5)")
@@ -106,7 +97,6 @@ def test_a_snippet_that_raises_another_error_is_a_broken_lab_naming_both():
     assert isinstance(broken.value.__cause__, RuntimeError)
 
 
-@BROKEN_LAB_KEY_CLASH
 def test_a_device_error_of_another_kind_is_a_broken_lab(addmm_device_error):
     with pytest.raises(BrokenLabError, match="expected to raise conv_input_weight_type"):
         reproduce("conv_input_weight_type", device=GPU, lab=LAB)(addmm_device_error)
@@ -118,7 +108,6 @@ def test_a_step_that_needs_no_accelerator_runs_on_the_cpu(capsys, addmm_device_e
     assert capsys.readouterr().out.startswith("The expected error happened on cpu")
 
 
-@BROKEN_LAB_KEY_CLASH
 def test_a_step_that_needs_no_accelerator_and_raises_nothing_is_a_broken_lab():
     with pytest.raises(BrokenLabError, match="ran without error"):
         reproduce("same_device", device=CPU, lab=LAB, needs_accelerator=False)(lambda: None)

@@ -1,0 +1,86 @@
+"""Measure the course's budgets (DESIGN.md §7): notebook run times, site build time, page weights.
+
+Usage: make bench    (or: python tools/benchmark.py [--skip-notebooks])
+Prints a table; nothing here is asserted, the figures go into the closing notes of a change.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+BUDGET_NOTEBOOK_S, BUDGET_SUITE_S, BUDGET_BUILD_S = 30, 8 * 60, 60
+BUDGET_CHAPTER_KB, BUDGET_LAB_KB = 300, 600
+
+
+def timed(args: list[str]) -> tuple[float, int]:
+    """Seconds a command takes, and its exit code."""
+    start = time.monotonic()
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    code = subprocess.run(args, cwd=ROOT, env=env, capture_output=True).returncode
+    return time.monotonic() - start, code
+
+
+def page_weight(site: Path, page: str) -> tuple[int, int, dict[str, int]]:
+    """Bytes (raw, gzipped as a server sends them) of a page's HTML and the CSS and JS it loads up front."""
+    html_path = site / page / "index.html"
+    html = html_path.read_text(encoding="utf-8")
+    parts = {"html": len(html.encode())}
+    zipped = len(gzip.compress(html.encode()))
+    refs = re.findall(r'<link[^>]+rel="stylesheet"[^>]+href="([^"]+)"', html)
+    refs += re.findall(r'<script[^>]+src="([^"]+)"', html)
+    for ref in refs:
+        if ref.startswith(("http:", "https:", "//")):
+            continue
+        target = (html_path.parent / ref.split("?")[0]).resolve()
+        if target.exists():
+            parts[ref.rsplit("/", 1)[-1]] = target.stat().st_size
+            zipped += len(gzip.compress(target.read_bytes()))
+    return sum(parts.values()), zipped, parts
+
+
+def main() -> int:
+    """Run every measurement and print the table."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--skip-notebooks", action="store_true")
+    args = parser.parse_args()
+    rows: list[tuple[str, str, str]] = []
+    if not args.skip_notebooks:
+        total = 0.0
+        for notebook in sorted(ROOT.glob("labs/*/*.ipynb")) + sorted(ROOT.glob("solutions/*/*.ipynb")):
+            seconds, code = timed([sys.executable, "-m", "pytest", "-q", str(notebook.relative_to(ROOT))])
+            total += seconds
+            status = "ok" if code == 0 else "FAILED"
+            rows.append((f"notebook {notebook.relative_to(ROOT)} ({status})", f"{seconds:.1f} s",
+                         f"<= {BUDGET_NOTEBOOK_S} s"))
+        rows.append(("all notebooks", f"{total:.1f} s", f"<= {BUDGET_SUITE_S} s"))
+    with tempfile.TemporaryDirectory() as out:
+        seconds, code = timed([sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-d", out])
+        rows.append((f"mkdocs build --strict ({'ok' if code == 0 else 'FAILED'})", f"{seconds:.1f} s",
+                     f"<= {BUDGET_BUILD_S} s"))
+        site = Path(out)
+        for lab in sorted(p.stem for p in ROOT.glob("solutions/source/*.md")):
+            for page, budget in ((lab, BUDGET_CHAPTER_KB), (f"labs/{lab}", BUDGET_LAB_KB),
+                                 (f"zh/labs/{lab}", BUDGET_LAB_KB)):
+                size, zipped, parts = page_weight(site, page)
+                detail = ", ".join(f"{k} {v / 1024:.0f}" for k, v in parts.items())
+                rows.append((f"page /{page}/ raw ({detail})", f"{size / 1024:.0f} KB", f"<= {budget} KB"))
+                rows.append((f"page /{page}/ gzipped, as served", f"{zipped / 1024:.0f} KB", f"<= {budget} KB"))
+        index = site / "search" / "search_index.json"
+        rows.append(("search index (loaded on first search)", f"{index.stat().st_size / 1024:.0f} KB", "-"))
+    width = max(len(r[0]) for r in rows)
+    for what, measured, budget in rows:
+        print(f"{what:<{width}}  {measured:>9}  {budget}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -17,6 +17,15 @@ class ErrorKind:
     patterns: tuple[str, ...]
     example: str
     reading: dict[str, str] = field(default_factory=dict)
+    # (field, regex, chapter): the first rule whose field matches sends the message to that chapter
+    routes: tuple[tuple[str, str, str], ...] = ()
+
+    def chapter_for(self, fields: dict[str, str]) -> str:
+        """The chapter that explains a message of this kind with these fields."""
+        for name, pattern, chapter in self.routes:
+            if re.search(pattern, fields.get(name, "")):
+                return chapter
+        return self.chapter
 
     def match(self, message: str) -> dict[str, str] | None:
         """The named fields of the first wording that matches `message`, or None."""
@@ -45,7 +54,12 @@ def register(kind: ErrorKind) -> ErrorKind:
 register(
     ErrorKind(
         name="same_device",
-        chapter="02-dataparallel",
+        chapter="01-devices",
+        routes=(
+            ("op", r"index_select|embedding", "03-embedding"),
+            ("arg", r"^(index|indices|target)$", "03-embedding"),
+            ("arg", r"^weight$", "02-dataparallel"),
+        ),
         patterns=(
             # torch >= 2.8
             r"Expected all tensors to be on the same device, but got (?P<arg>\w+) is on "
@@ -119,12 +133,36 @@ register(
 )
 
 
+register(
+    ErrorKind(
+        name="indices_current_device",
+        chapter="03-embedding",
+        patterns=(r"Input, output and indices must be on the current device",),
+        example="Input, output and indices must be on the current device",
+        reading={
+            "en": "This is the PyTorch 1.7–1.8 wording of an index operation (an nn.Embedding lookup, "
+            "index_select) whose weight and indices are on different devices. Since 1.9 the same "
+            "mistake prints the generated device check instead (\"... but got index is on cpu ...\"). "
+            "Move the indices to the device of the embedding.",
+            "zh": "这是 PyTorch 1.7–1.8 对索引类运算（nn.Embedding 查表、index_select）的措辞：权重和索引在不同的"
+            "设备上。从 1.9 起，同样的错误打印的是自动生成的设备检查（“... but got index is on cpu ...”）。"
+            "请把索引移到 Embedding 所在的设备上。",
+        },
+    )
+)
+
+
 @dataclass(frozen=True)
 class Match:
     """A pasted message recognised by the index."""
 
     kind: ErrorKind
     fields: dict[str, str]
+
+    @property
+    def chapter(self) -> str:
+        """The chapter that explains this message."""
+        return self.kind.chapter_for(self.fields)
 
     def reading(self, lang: str | None = None) -> str:
         """A one-paragraph reading of the message, in the chosen language."""

@@ -150,7 +150,30 @@ class TrainStep(Exercise):
             return incorrect("ch02.ex4.no_update")
         if not isinstance(result, float):
             return incorrect("ch02.ex4.result", got=type(result).__name__)
+        if device.type == "cpu":
+            return self._probe_second_device(train_step) or correct("ch02.ex4.ok")
         return correct("ch02.ex4.ok")
+
+    def _probe_second_device(self, train_step) -> Verdict | None:
+        # On a CPU-only machine every tensor is already "on the device", so a step that forgets
+        # to move the labels would pass. Run it once more towards `meta`, a second device every
+        # machine has, and look at where the batch arrived (errors after that are expected:
+        # meta tensors have no values).
+        probe = torch.device("meta")
+        model = _SpyModel(12, 4).to(probe)
+        criterion = _SpyLoss()
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        inputs = torch.randn(8, 12, device=self.host)
+        labels = torch.randint(0, 4, (8,), device=self.host)
+        try:
+            train_step(model, criterion, optimizer, inputs, labels, probe)
+        except Exception:  # noqa: BLE001, S110 - only the recorded devices matter here
+            pass
+        if model.input_devices and not same_device(model.input_devices[0], probe):
+            return incorrect("ch02.ex4.probe_inputs", found=model.input_devices[0])
+        if criterion.label_devices and not same_device(criterion.label_devices[0], probe):
+            return incorrect("ch02.ex4.probe_labels", found=criterion.label_devices[0])
+        return None
 
 
 EXERCISES = [MoveWrapAssign, WeightedLossOnDevice, OptimizerOverFinalModel, TrainStep]
@@ -310,6 +333,20 @@ messages.add(
             "en": "the inputs reach the model on the right device, but the labels reach the loss on "
             "{found} while the logits are on {device}.",
             "zh": "输入已经以正确的设备进入模型，但标签进入损失函数时在 {found} 上，而 logits 在 {device} 上。",
+        },
+        "ch02.ex4.probe_inputs": {
+            "en": "on this CPU-only machine the step looks fine, but run with `device=torch.device('meta')` "
+            "(a second device every machine has) the inputs still reached the model on {found}: is the "
+            "result of `.to(device)` kept, and is it the `device` argument you move to?",
+            "zh": "在这台只有 CPU 的机器上这个步骤看起来没问题，但用 `device=torch.device('meta')`（每台机器都有的第二个设备）"
+            "再运行一次时，输入进入模型时仍在 {found} 上：`.to(device)` 的结果保存下来了吗？移动的目标是参数 `device` 吗？",
+        },
+        "ch02.ex4.probe_labels": {
+            "en": "on this CPU-only machine the step looks fine, but run with `device=torch.device('meta')` "
+            "(a second device every machine has) the labels still reached the loss on {found}: on a GPU the "
+            "loss would raise a device error.",
+            "zh": "在这台只有 CPU 的机器上这个步骤看起来没问题，但用 `device=torch.device('meta')`（每台机器都有的第二个设备）"
+            "再运行一次时，标签进入损失函数时仍在 {found} 上：在 GPU 上损失函数会报设备错误。",
         },
         "ch02.ex4.no_update": {
             "en": "the model's parameters did not change: is `optimizer.step()` called after `backward()`?",

@@ -481,3 +481,32 @@ def test_solution_prints_a_header_and_the_code(capsys):
     assert capsys.readouterr().out == (
         "One solution:\noptimizer_ft = optim.SGD(model_ft.parameters(), lr=0.05, momentum=0.9)\n"
     )
+
+
+def _forgets_labels(model, criterion, optimizer, inputs, labels, device):
+    inputs = inputs.to(device)
+    optimizer.zero_grad()
+    loss = criterion(model(inputs), labels)
+    loss.backward()
+    optimizer.step()
+    return loss.item()
+
+
+def _discards_input_move(model, criterion, optimizer, inputs, labels, device):
+    inputs.to(device)
+    labels = labels.to(device)
+    optimizer.zero_grad()
+    loss = criterion(model(inputs), labels)
+    loss.backward()
+    optimizer.step()
+    return loss.item()
+
+
+def test_ex4_on_a_cpu_only_machine_forgotten_labels_are_still_caught():
+    verdict = TrainStep().evaluate(train_step=_forgets_labels, device=CPU)
+    assert (verdict.status, verdict.key) == (INCORRECT, "ch02.ex4.probe_labels")
+
+
+def test_ex4_on_a_cpu_only_machine_a_discarded_input_move_is_still_caught():
+    verdict = TrainStep().evaluate(train_step=_discards_input_move, device=CPU)
+    assert (verdict.status, verdict.key) == (INCORRECT, "ch02.ex4.probe_inputs")

@@ -68,3 +68,20 @@ def test_lab_page_stamp_names_gpu_torch_and_date():
 def test_lab_page_stamp_says_when_no_gpu_has_verified_it():
     assert "Not yet verified" in hooks.verification_line("02-dataparallel", "en", [])
     assert "尚未" in hooks.verification_line("02-dataparallel", "zh", [])
+
+
+def test_strict_mode_makes_a_lab_fail_without_an_accelerator(tmp_path):
+    if torch.cuda.is_available():
+        return
+    import os
+
+    env = {**os.environ, "DEVICELAB_STRICT": "1", "DEVICELAB_CAPTURE_LOG": str(tmp_path / "log.jsonl")}
+    env.pop("DEVICELAB_DEVICE", None)
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--nbval-lax", "--nbval-current-env",
+         "labs/en/02-dataparallel.ipynb"],
+        cwd=ROOT, env=env, capture_output=True, text=True,
+    )
+    assert done.returncode != 0
+    assert "Strict mode (DEVICELAB_STRICT=1) needs a GPU or MPS" in done.stdout
+    assert not (tmp_path / "log.jsonl").exists(), "nothing may be captured without a GPU"

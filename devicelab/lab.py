@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 import torch
 
+from . import measure as _measure
 from . import reproduce as _reproduce
 from .chapters import exercises_for
 from .checks import CORRECT, Exercise, _caller_namespace
@@ -23,12 +24,16 @@ class Lab:
         self.exercises: list[Exercise] = exercises_for(lab)
 
     def reproduce(
-        self, expect: str, needs_accelerator: bool = True
+        self, expect: str, needs_accelerator: bool = True, example: str | None = None
     ) -> Callable[[Callable[[], object]], _reproduce.Outcome]:
         """Decorator: run the function below now and assert it fails with the `expect` error."""
         return _reproduce.reproduce(
-            expect, device=self.device, lab=self.id, needs_accelerator=needs_accelerator
+            expect, device=self.device, lab=self.id, needs_accelerator=needs_accelerator, example=example
         )
+
+    def measure(self, name: str) -> Callable[[_measure.Step], _measure.Measurement]:
+        """Decorator: on a CUDA GPU run the function below now and log its figures; elsewhere show a GPU's."""
+        return _measure.measure(name, device=self.device, lab=self.id)
 
     def all_correct(self) -> bool:
         """True when every exercise's check passes; otherwise say which are still open."""

@@ -58,10 +58,17 @@ def _log_capture(lab: str, step: str, kind: str, message: str, device: torch.dev
 
 
 def reproduce(
-    expect: str, *, device: torch.device, lab: str, needs_accelerator: bool = True
+    expect: str, *, device: torch.device, lab: str, needs_accelerator: bool = True, example: str | None = None
 ) -> Callable[[Callable[[], object]], Outcome]:
-    """Decorator: run the function below at once and assert it raises the `expect` kind of error."""
+    """Decorator: run the function below at once and assert it raises the `expect` kind of error.
+
+    `example` is the wording this step prints on a GPU, shown (labelled as expected) on machines
+    without one until a GPU capture exists; it defaults to the kind's own example.
+    """
     kind = KINDS[expect]
+    example = example or kind.example
+    if match_kind(kind.name, example) is None:
+        raise ValueError(f"example does not match the {kind.name} wordings: {example!r}")
 
     def run(snippet: Callable[[], object]) -> Outcome:
         step = snippet.__name__
@@ -71,7 +78,7 @@ def reproduce(
                 raise BrokenLabError(
                     text("reproduce.strict_no_accelerator", env=STRICT_ENV, device=device)
                 )
-            return _show_from_elsewhere(kind.name, lab, step, device)
+            return _show_from_elsewhere(kind.name, lab, step, device, example)
         try:
             snippet()
         except Exception as error:  # noqa: BLE001 - any error is judged below
@@ -100,7 +107,7 @@ def reproduce(
     return run
 
 
-def _show_from_elsewhere(kind: str, lab: str, step: str, device: torch.device) -> Outcome:
+def _show_from_elsewhere(kind: str, lab: str, step: str, device: torch.device, example: str) -> Outcome:
     print(text("reproduce.no_accelerator", device=device))
     capture = captures.latest(lab, step)
     if capture is not None:
@@ -108,7 +115,7 @@ def _show_from_elsewhere(kind: str, lab: str, step: str, device: torch.device) -
         message, source = capture["message"], "captured"
     else:
         print(text("reproduce.expected_only"))
-        message, source = KINDS[kind].example, "expected"
+        message, source = example, "expected"
     _print_block(message)
     found = match_kind(kind, message)
     if found is not None:

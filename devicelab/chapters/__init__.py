@@ -7,6 +7,7 @@ import importlib
 from ..checks import Exercise
 
 MODULES = {
+    "01-devices": "basics",
     "02-dataparallel": "dataparallel",
 }
 

@@ -201,3 +201,26 @@ def test_without_the_env_var_nothing_is_logged(tmp_path, monkeypatch, addmm_devi
     monkeypatch.chdir(tmp_path)
     reproduce("same_device", device=GPU, lab=LAB)(addmm_device_error)
     assert list(tmp_path.iterdir()) == []
+
+
+ADDMM_EXAMPLE = (
+    "Expected all tensors to be on the same device, but got mat1 is on cpu, different from other tensors "
+    "on cuda:0 (when checking argument in method wrapper_CUDA_addmm)"
+)
+
+
+def test_a_step_can_name_its_own_expected_wording(capsys, capture_file):
+    captures.save([], capture_file)
+
+    @reproduce("same_device", device=CPU, lab=LAB, example=ADDMM_EXAMPLE)
+    def never_captured_step():
+        must_not_run()
+
+    assert never_captured_step == Outcome("shown", "same_device", ADDMM_EXAMPLE, "expected")
+    out = flat(capsys.readouterr().out)
+    assert ADDMM_EXAMPLE in out and "nll_loss" not in out
+
+
+def test_an_expected_wording_of_another_kind_is_refused():
+    with pytest.raises(ValueError, match="does not match the same_device wordings"):
+        reproduce("same_device", device=CPU, lab=LAB, example="Input type (a) and weight type (b) should be the same")

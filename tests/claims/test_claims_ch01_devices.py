@@ -1,0 +1,344 @@
+"""Claims tests for chapter 1 (devices 101): each test proves one statement the chapter's page or lab makes.
+
+Every test fails if its statement is false on the installed torch. CPU tests use the `meta` device as an
+honest second device (it is a real device that needs no hardware), and the redispatch trick to run the
+real generated CUDA device check without a GPU. Tests marked ``gpu`` run on a CUDA GPU only.
+"""
+
+import re
+from pathlib import Path
+
+import pytest
+import torch
+from torch import nn
+from torch.utils._python_dispatch import TorchDispatchMode
+
+from devicelab.chapters.basics import addmm_check_message
+
+ROOT = Path(__file__).resolve().parents[2]
+PAGES = {lang: ROOT / "docs" / lang / "01-devices.md" for lang in ("en", "zh")}
+META = torch.device("meta")
+CUDA_KERNEL = torch._C.DispatchKeySet(torch._C.DispatchKey.CUDA)
+TORCH_VERSION = tuple(int(part) for part in re.findall(r"\d+", torch.__version__)[:2])
+
+SAME_DEVICE_28 = (
+    "Expected all tensors to be on the same device, but got mat1 is on cpu, different from other tensors "
+    "on {want} (when checking argument in method wrapper_CUDA_addmm)"
+)
+SAME_DEVICE_27 = (
+    "Expected all tensors to be on the same device, but found at least two devices, {want} and cpu! "
+    "(when checking argument for argument mat1 in method wrapper_CUDA_addmm)"
+)
+
+
+def addmm_wording(want: str) -> str:
+    """What the installed torch's generated addmm check says when mat1 is on the CPU and the rest on `want`."""
+    return (SAME_DEVICE_28 if TORCH_VERSION >= (2, 8) else SAME_DEVICE_27).format(want=want)
+
+
+def python_blocks(page: Path) -> list[str]:
+    """The ```python blocks of a page, unindented (content tabs indent them by four spaces)."""
+    blocks = re.findall(r"^( *)```python\n(.*?)^\1```", page.read_text(encoding="utf-8"), re.M | re.S)
+    return ["\n".join(line[len(indent):] for line in body.splitlines()) for indent, body in blocks]
+
+
+def page_block(containing: str) -> str:
+    """The one python block of the English page that contains `containing`."""
+    found = [block for block in python_blocks(PAGES["en"]) if containing in block]
+    assert len(found) == 1, f"expected one block with {containing!r}, found {len(found)}"
+    return found[0]
+
+
+class OpLog(TorchDispatchMode):
+    """Records every aten op (and its arguments) that runs below autograd."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls: list[tuple[object, tuple]] = []
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        self.calls.append((func, args))
+        return func(*args, **(kwargs or {}))
+
+
+@pytest.fixture
+def default_device_restored():
+    old = torch.get_default_device()
+    try:
+        yield
+    finally:
+        torch.set_default_device(old)
+
+
+# --------------------------------------------------------------------------------------------- CPU
+
+
+def test_a_tensor_created_without_device_is_on_the_cpu(default_device_restored):
+    """A tensor created without device= is on the CPU (the default device, when nobody changed it)."""
+    torch.set_default_device("cpu")
+    assert torch.zeros(3).device == torch.device("cpu")
+    assert torch.randn(2, 2).device.type == "cpu"
+    assert torch.tensor([1, 2]).device.type == "cpu"
+
+
+def test_set_default_device_changes_where_tensors_without_device_are_created(default_device_restored):
+    """torch.set_default_device changes the device of tensors created without device=."""
+    torch.set_default_device(META)
+    assert torch.zeros(3).device == META
+    torch.set_default_device("cpu")
+    assert torch.zeros(3).device.type == "cpu"
+
+
+def test_device_argument_creates_the_tensor_on_that_device():
+    """Passing device= creates the tensor on that device."""
+    assert torch.zeros(3, device=META).device == META
+
+
+def test_tensor_to_returns_a_moved_copy_and_leaves_the_original_where_it_was():
+    """Tensor.to(device) returns a new tensor on that device and never changes the tensor it is called on."""
+    x = torch.zeros(3)
+    y = x.to(META)
+    assert y is not x
+    assert y.device == META
+    assert x.device.type == "cpu"
+    x.to(META)  # the result thrown away: x does not move
+    assert x.device.type == "cpu"
+
+
+def test_tensor_to_returns_the_tensor_itself_when_device_and_dtype_already_match():
+    """When a tensor already has the device and dtype asked for, Tensor.to() returns the tensor itself."""
+    t = torch.zeros(3)
+    assert t.to("cpu") is t
+    assert t.to(torch.device("cpu")) is t
+    assert t.to(torch.float32) is t
+    assert t.to("cpu", torch.float32) is t
+    assert t.to(torch.float64) is not t  # a different dtype is a new tensor
+
+
+def test_module_to_moves_parameters_and_buffers_in_place_and_returns_the_module():
+    """Module.to() moves the module's parameters and buffers in place and returns the module itself."""
+    model = nn.Sequential(nn.Linear(2, 4), nn.BatchNorm1d(4))
+    assert model.to(META) is model
+    tensors = [*model.parameters(), *model.buffers()]
+    assert len(tensors) == 7  # weight, bias; weight, bias, running mean, running var, batches tracked
+    assert all(t.device == META for t in tensors)
+
+
+def test_assigning_module_to_back_to_the_same_name_is_the_same_model():
+    """model = model.to(device) is fine too: the name still refers to the same model."""
+    model = nn.Linear(2, 2)
+    before = model
+    model = model.to(META)
+    assert model is before and model.weight.device == META
+
+
+def test_cuda_device_without_an_index_is_not_equal_to_cuda_0_but_has_the_same_type():
+    """torch.device('cuda') == torch.device('cuda:0') is False; their .type is the same."""
+    assert torch.device("cuda") != torch.device("cuda:0")
+    assert torch.device("cuda").type == torch.device("cuda:0").type == "cuda"
+    assert torch.device("cuda").index is None and torch.device("cuda:0").index == 0
+
+
+def test_to_another_tensors_device_puts_a_tensor_next_to_it():
+    """x.to(y.device) puts x on y's own device."""
+    x, y = torch.zeros(2), torch.zeros(2, device=META)
+    assert x.to(y.device).device == y.device
+
+
+def test_a_meta_tensor_has_shape_and_dtype_but_stores_no_values():
+    """A tensor on `meta` has a shape and a dtype but no values; its .device says meta."""
+    z = torch.zeros(3).to(META)
+    assert str(z.device) == "meta"
+    assert z.shape == (3,) and z.dtype == torch.float32
+    with pytest.raises(NotImplementedError, match="no data"):
+        z.tolist()
+
+
+def test_nn_linear_on_a_batch_of_vectors_is_one_addmm_of_bias_input_and_weight_t():
+    """For a 2-D input, nn.Linear computes bias + input @ weight.T with one addmm(bias, input, weight.T)."""
+    layer = nn.Linear(2, 3)
+    inputs = torch.randn(4, 2)
+    with OpLog() as log:
+        out = layer(inputs)
+    addmm = [args for func, args in log.calls if func is torch.ops.aten.addmm.default]
+    assert len(addmm) == 1
+    bias, mat1, mat2 = addmm[0]
+    assert mat1 is inputs  # mat1 is the layer's input
+    assert bias.data_ptr() == layer.bias.data_ptr() and bias.shape == layer.bias.shape
+    assert mat2.data_ptr() == layer.weight.data_ptr() and mat2.shape == layer.weight.T.shape
+    assert torch.allclose(out, layer.bias + inputs @ layer.weight.T)
+
+
+def test_addmm_arguments_are_named_self_mat1_and_mat2():
+    """addmm's tensor arguments are named self, mat1 and mat2."""
+    names = [a.name for a in torch.ops.aten.addmm.default._schema.arguments]
+    assert names[:3] == ["self", "mat1", "mat2"]
+
+
+def test_the_installed_torch_words_the_generated_addmm_check_with_op_argument_and_devices():
+    """addmm's CUDA kernel checks devices first; a CPU mat1 among meta tensors gets the version's wording."""
+    with pytest.raises(RuntimeError) as caught:
+        torch.ops.aten.addmm.default.redispatch(
+            CUDA_KERNEL, torch.zeros(2, device=META), torch.zeros(4, 2), torch.zeros(2, 2, device=META)
+        )
+    assert str(caught.value) == addmm_wording("meta")
+
+
+def test_the_labs_addmm_check_message_is_the_installed_torchs_wording():
+    """The lab's cell prints the installed torch's wording, with meta where a GPU says cuda:0."""
+    assert addmm_check_message() == addmm_wording("meta")
+
+
+@pytest.mark.skipif(not hasattr(torch, "accelerator"), reason="torch.accelerator exists since 2.6")
+@pytest.mark.skipif(torch.version.cuda is None, reason="the claim is about a CUDA build of PyTorch")
+@pytest.mark.skipif(torch.cuda.is_available(), reason="the claim is about a machine without a GPU")
+def test_plain_current_accelerator_says_cuda_without_a_gpu_and_check_available_says_none():
+    """On a CUDA build without a GPU, current_accelerator() answers cuda; check_available=True answers None."""
+    assert torch.accelerator.current_accelerator() == torch.device("cuda")
+    assert torch.accelerator.is_available() is False
+    try:
+        checked = torch.accelerator.current_accelerator(check_available=True)
+    except TypeError:
+        pytest.skip("current_accelerator(check_available=...) exists since torch 2.7")
+    assert checked is None
+
+
+@pytest.mark.skipif(torch.version.cuda is None, reason="the claim is about a CUDA build of PyTorch")
+@pytest.mark.skipif(torch.cuda.is_available(), reason="the claim is about a machine without a GPU")
+def test_moving_to_cuda_on_a_cuda_build_without_a_gpu_fails():
+    """On a CUDA build without a GPU, the first .to('cuda') fails."""
+    with pytest.raises(RuntimeError):
+        torch.zeros(1).to("cuda")
+
+
+def test_the_pages_pick_device_follows_cuda_then_mps_then_cpu(monkeypatch):
+    """The page's pick_device() picks CUDA, then Apple MPS, then the CPU."""
+    namespace: dict[str, object] = {}
+    exec(page_block("def pick_device"), namespace)
+    pick = namespace["pick_device"]
+    assert namespace["device"] == pick()
+    for cuda, mps, expected in [(True, True, "cuda"), (False, True, "mps"), (False, False, "cpu")]:
+        monkeypatch.setattr(torch.cuda, "is_available", lambda cuda=cuda: cuda)
+        monkeypatch.setattr(torch.backends.mps, "is_available", lambda mps=mps: mps)
+        assert pick() == torch.device(expected)
+
+
+@pytest.mark.skipif(not hasattr(torch, "accelerator"), reason="torch.accelerator exists since 2.6")
+def test_the_pages_torch_accelerator_line_gives_an_available_accelerator_or_the_cpu():
+    """current_accelerator(check_available=True) or torch.device('cpu') gives a usable device."""
+    namespace: dict[str, object] = {"torch": torch}
+    try:
+        exec(page_block("check_available=True) or"), namespace)
+    except TypeError:
+        pytest.skip("current_accelerator(check_available=...) exists since torch 2.7")
+    device = namespace["device"]
+    if torch.accelerator.is_available():
+        assert device == torch.accelerator.current_accelerator()
+    else:
+        assert device == torch.device("cpu")
+    torch.zeros(1).to(device)  # the first move works
+
+
+def page_fix_namespace(device: torch.device) -> dict[str, object]:
+    torch.manual_seed(0)
+    return {
+        "torch": torch,
+        "device": device,
+        "model": nn.Linear(2, 2),
+        "input_data": torch.randn(4, 2),
+        "labels": torch.randint(0, 2, (4,)),
+    }
+
+
+def test_the_pages_before_code_leaves_the_batch_on_the_cpu():
+    """The page's 'Before' code moves the model but leaves input_data and labels on the CPU."""
+    namespace = page_fix_namespace(META)
+    with pytest.raises(RuntimeError):  # a meta model fed CPU data (a GPU prints the check instead)
+        exec(page_block("# returns a moved copy, which is thrown away"), namespace)
+    assert namespace["model"].weight.device == META
+    assert namespace["input_data"].device.type == "cpu" and namespace["labels"].device.type == "cpu"
+
+
+def test_on_a_cpu_only_machine_the_forgotten_assignment_goes_unnoticed():
+    """With device = cpu, the page's 'Before' code runs without error."""
+    namespace = page_fix_namespace(torch.device("cpu"))
+    exec(page_block("# returns a moved copy, which is thrown away"), namespace)
+    assert namespace["outputs"].shape == (4, 2)
+
+
+def test_the_pages_after_code_puts_model_and_batch_on_the_device():
+    """The page's 'After' code puts the model, the inputs and the labels on the device."""
+    namespace = page_fix_namespace(META)
+    exec(page_block("input_data = input_data.to(device)"), namespace)
+    assert namespace["model"].weight.device == META
+    assert namespace["input_data"].device == META and namespace["labels"].device == META
+    assert namespace["outputs"].device == META
+
+
+def test_both_pages_show_the_same_code():
+    """The Chinese page's code blocks are the English page's."""
+    assert python_blocks(PAGES["zh"]) == python_blocks(PAGES["en"])
+
+
+def test_a_dataloader_over_cpu_tensors_hands_out_cpu_batches():
+    """Batches from a DataLoader over CPU tensors are on the CPU: they need a move."""
+    data = torch.utils.data.TensorDataset(torch.randn(8, 2), torch.randint(0, 2, (8,)))
+    inputs, labels = next(iter(torch.utils.data.DataLoader(data, batch_size=4)))
+    assert inputs.device.type == "cpu" and labels.device.type == "cpu"
+
+
+# --------------------------------------------------------------------------------------------- GPU
+
+
+@pytest.mark.gpu
+def test_linear_on_cuda_fed_a_cpu_input_raises_the_addmm_check_naming_mat1(cuda):
+    """A CUDA nn.Linear fed a CPU batch raises the generated check: mat1 on cpu, others on cuda:0, addmm."""
+    torch.cuda.set_device(0)
+    model = nn.Linear(2, 2)
+    input_data = torch.randn(4, 2)
+    model.to(cuda)
+    input_data.to(cuda)  # thrown away, as in the seed
+    with pytest.raises(RuntimeError) as caught:
+        model(input_data)
+    assert str(caught.value) == addmm_wording("cuda:0")
+
+
+@pytest.mark.gpu
+def test_a_cuda_tensors_device_carries_its_gpu_index(cuda):
+    """torch.zeros(3, device='cuda').device prints cuda:0, which is not equal to torch.device('cuda')."""
+    torch.cuda.set_device(0)
+    y = torch.zeros(3, device="cuda")
+    assert str(y.device) == "cuda:0"
+    assert y.device != torch.device("cuda")
+    assert y.device.type == torch.device("cuda").type
+
+
+@pytest.mark.gpu
+def test_zero_dim_cpu_tensor_combines_with_a_cuda_tensor(cuda):
+    """A 0-dim CPU tensor combines with a CUDA tensor without error (it acts as a number)."""
+    result = torch.tensor(2.0) * torch.ones(3, device=cuda)
+    assert result.device.type == "cuda"
+    assert torch.equal(result.cpu(), torch.full((3,), 2.0))
+    with pytest.raises(RuntimeError, match="Expected all tensors to be on the same device"):
+        torch.tensor([2.0]) * torch.ones(3, device=cuda)  # one dimension: no longer a number
+
+
+@pytest.mark.gpu
+def test_tensor_to_cuda_leaves_the_original_and_module_to_cuda_returns_the_module(cuda):
+    """On a real GPU: x.to('cuda') leaves x on the CPU; model.to('cuda') moves the model and returns it."""
+    x = torch.zeros(3)
+    y = x.to(cuda)
+    assert x.device.type == "cpu" and y.device.type == "cuda"
+    model = nn.Linear(2, 2)
+    assert model.to(cuda) is model and model.weight.is_cuda
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not hasattr(torch, "accelerator"), reason="torch.accelerator exists since 2.6")
+def test_current_accelerator_with_check_available_answers_cuda_on_a_gpu(cuda):
+    """With a GPU, current_accelerator(check_available=True) answers cuda."""
+    try:
+        found = torch.accelerator.current_accelerator(check_available=True)
+    except TypeError:
+        pytest.skip("current_accelerator(check_available=...) exists since torch 2.7")
+    assert found is not None and found.type == "cuda"

@@ -1,0 +1,314 @@
+"""Chapter 01's exercises: each gives not attempted / incorrect / correct on constructed answers,
+and check(), hint() and solution() print what a learner reads."""
+
+import re
+import textwrap
+from pathlib import Path
+
+import pytest
+import torch
+from torch import nn
+
+import devicelab
+from devicelab.chapters.basics import EXERCISES, QUESTIONS, MoveEverything, PredictThenRun, truth
+from devicelab.checks import CORRECT, INCORRECT, NOT_ATTEMPTED
+from devicelab.messages import CATALOGUE, set_language, text
+
+CPU = torch.device("cpu")
+# meta stands in for the GPU: a second device that needs no hardware.
+META = torch.device("meta")
+SOURCE = Path(__file__).resolve().parents[2] / "solutions" / "source" / "01-devices.md"
+RIGHT = {"answer_1": "cpu", "answer_2": "cpu", "answer_3": "target", "answer_4": "target",
+         "answer_5": True, "answer_6": True}
+
+
+def verdict_of(exercise, **values):
+    verdict = exercise.evaluate(**values)
+    return verdict.status, verdict.key
+
+
+# --- exercise 1: predict, then run ---------------------------------------------------------------
+
+
+def test_ex1_the_truth_is_computed_by_running_each_snippet_on_meta():
+    assert [truth(q, META) for q in QUESTIONS] == ["cpu", "cpu", "target", "target", True, True]
+
+
+def test_ex1_the_truth_follows_the_default_device_when_someone_changed_it():
+    old = torch.get_default_device()
+    try:
+        torch.set_default_device(META)
+        assert truth(QUESTIONS[0], META) == "target"  # torch.zeros(3) is created on meta now
+    finally:
+        torch.set_default_device(old)
+
+
+def test_ex1_every_snippet_appears_in_the_lab_as_shown_and_as_run():
+    source = SOURCE.read_text(encoding="utf-8")
+    for question in QUESTIONS:
+        assert source.count(f"```python\n{question.code}\n```") == 2  # English and Chinese markdown
+        assert f"{question.code}\nprint(" in source  # the cell that runs them
+
+
+def test_ex1_not_attempted_while_any_answer_is_blank_or_missing():
+    ex = PredictThenRun()
+    assert verdict_of(ex, target=META) == (NOT_ATTEMPTED, "ch01.ex1.todo")
+    assert verdict_of(ex, **{**RIGHT, "answer_4": devicelab.____}, target=META) == (NOT_ATTEMPTED, "ch01.ex1.todo")
+    partial = {k: v for k, v in RIGHT.items() if k != "answer_6"}
+    assert verdict_of(ex, **partial, target=META) == (NOT_ATTEMPTED, "ch01.ex1.todo")
+
+
+def test_ex1_believing_that_a_discarded_tensor_to_moves_the_tensor_is_incorrect():
+    verdict = PredictThenRun().evaluate(**{**RIGHT, "answer_2": "target"}, target=META)
+    assert (verdict.status, verdict.key) == (INCORRECT, "ch01.ex1.wrong")
+    assert verdict.params == {"n": 1, "total": 6, "which": "2", "target": META}
+
+
+def test_ex1_several_wrong_predictions_are_all_named_without_the_answers():
+    answers = {**RIGHT, "answer_1": "target", "answer_4": "cpu", "answer_5": False, "answer_6": False}
+    verdict = PredictThenRun().evaluate(**answers, target=META)
+    assert (verdict.key, verdict.params["n"], verdict.params["which"]) == ("ch01.ex1.wrong", 4, "1, 4, 5, 6")
+    assert "cpu" not in verdict.message().split("target` = meta")[1]  # the right answers are not given
+
+
+def test_ex1_an_answer_that_is_not_cpu_or_target_is_incorrect():
+    verdict = PredictThenRun().evaluate(**{**RIGHT, "answer_3": "gpu"}, target=META)
+    assert (verdict.key, verdict.params) == ("ch01.ex1.bad_where", {"name": "answer_3", "got": "'gpu'"})
+
+
+def test_ex1_a_quoted_true_is_incorrect():
+    verdict = PredictThenRun().evaluate(**{**RIGHT, "answer_5": "True"}, target=META)
+    assert (verdict.key, verdict.params) == ("ch01.ex1.bad_yes_no", {"name": "answer_5", "got": "'True'"})
+
+
+def test_ex1_the_targets_own_name_counts_as_target():
+    answers = {**RIGHT, "answer_3": "meta", "answer_4": META, "answer_1": " CPU "}
+    assert verdict_of(PredictThenRun(), **answers, target=META) == (CORRECT, "ch01.ex1.ok")
+
+
+def test_ex1_a_cpu_target_cannot_tell_the_answers_apart_and_is_refused():
+    assert verdict_of(PredictThenRun(), **RIGHT, target=CPU) == (INCORRECT, "ch01.target_cpu")
+    assert verdict_of(PredictThenRun(), **RIGHT, target="cpu") == (INCORRECT, "ch01.target_cpu")
+
+
+def test_ex1_a_target_that_is_not_a_device_is_refused():
+    verdict = PredictThenRun().evaluate(**RIGHT, target=42)
+    assert (verdict.key, verdict.params) == ("ch01.target_not_device", {"got": "42"})
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="needs a machine where moving to cuda fails")
+def test_ex1_a_target_the_machine_does_not_have_is_reported():
+    verdict = PredictThenRun().evaluate(**RIGHT, target=torch.device("cuda"))
+    assert (verdict.status, verdict.key) == (INCORRECT, "ch01.target_broken")
+
+
+def test_ex1_the_right_predictions_are_correct():
+    verdict = PredictThenRun().evaluate(**RIGHT, target=META)
+    assert (verdict.status, verdict.key, verdict.params) == (CORRECT, "ch01.ex1.ok", {"total": 6, "target": META})
+
+
+# --- exercise 2: keep what .to() returns ---------------------------------------------------------
+
+
+def fixed(model, inputs, labels, device):
+    model.to(device)
+    inputs = inputs.to(device)
+    labels = labels.to(device)
+    return model, inputs, labels
+
+
+def fixed_by_assigning_everything(model, inputs, labels, device):
+    return model.to(device), inputs.to(device), labels.to(device)
+
+
+def the_seeds_lines(model, inputs, labels, device):
+    model.to(device)
+    inputs.to(device)  # the moved copy is thrown away
+    labels.to(device)
+    return model, inputs, labels
+
+
+def forgets_the_labels(model, inputs, labels, device):
+    model.to(device)
+    inputs = inputs.to(device)
+    labels.to(device)
+    return model, inputs, labels
+
+
+def forgets_the_model(model, inputs, labels, device):
+    return model, inputs.to(device), labels.to(device)
+
+
+def returns_only_the_batch(model, inputs, labels, device):
+    return inputs.to(device), labels.to(device)
+
+
+def returns_in_another_order(model, inputs, labels, device):
+    return inputs.to(device), model.to(device), labels.to(device)
+
+
+def converts_the_inputs(model, inputs, labels, device):
+    return model.to(device), inputs.to(device, torch.float64), labels.to(device)
+
+
+def swaps_the_inputs_for_new_ones(model, inputs, labels, device):
+    return model.to(device), torch.zeros_like(inputs, device=device), labels.to(device)
+
+
+def moves_to_a_fixed_device(model, inputs, labels, device):
+    return model.to("cuda"), inputs.to("cuda"), labels.to("cuda")
+
+
+def still_a_stub(model, inputs, labels, device):
+    the_seeds_lines(model, inputs, labels, device)
+    return devicelab.____
+
+
+def test_ex2_not_attempted_when_missing_blank_or_still_returning_the_blank():
+    ex = MoveEverything()
+    assert verdict_of(ex, target=META) == (NOT_ATTEMPTED, "ch01.ex2.todo")
+    assert verdict_of(ex, to_device=devicelab.____, target=META) == (NOT_ATTEMPTED, "ch01.ex2.todo")
+    assert verdict_of(ex, to_device=still_a_stub, target=META) == (NOT_ATTEMPTED, "ch01.ex2.todo")
+
+
+def test_ex2_the_seeds_lines_are_incorrect_the_inputs_stay_on_the_cpu():
+    assert MoveEverything.host == CPU  # where a DataLoader hands out batches
+    verdict = MoveEverything().evaluate(to_device=the_seeds_lines, target=META)
+    assert (verdict.status, verdict.key) == (INCORRECT, "ch01.ex2.left_behind")
+    assert verdict.params == {"what": "inputs", "found": CPU, "device": META}
+
+
+def test_ex2_a_discarded_labels_move_is_incorrect():
+    verdict = MoveEverything().evaluate(to_device=forgets_the_labels, target=META)
+    assert (verdict.key, verdict.params) == ("ch01.ex2.left_behind", {"what": "labels", "found": CPU, "device": META})
+
+
+def test_ex2_a_model_left_on_the_cpu_is_incorrect_and_counted():
+    verdict = MoveEverything().evaluate(to_device=forgets_the_model, target=META)
+    assert (verdict.status, verdict.key) == (INCORRECT, "ch01.ex2.model")
+    # two linear layers (weight, bias each), batch norm (weight, bias, running mean, var, batches tracked)
+    assert verdict.params == {"n": 9, "total": 9, "found": CPU, "device": META}
+
+
+@pytest.mark.parametrize(
+    ("to_device", "key"),
+    [
+        (returns_only_the_batch, "ch01.ex2.not_three"),
+        (returns_in_another_order, "ch01.ex2.order"),
+        (converts_the_inputs, "ch01.ex2.changed"),
+        (moves_to_a_fixed_device, "ch01.ex2.raised"),
+    ],
+)
+def test_ex2_other_wrong_fixes_are_incorrect(to_device, key):
+    if to_device is moves_to_a_fixed_device and torch.cuda.is_available():
+        pytest.skip("on a CUDA machine moving to 'cuda' works")
+    assert verdict_of(MoveEverything(), to_device=to_device, target=META) == (INCORRECT, key)
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="meta holds no values: needs a CUDA GPU")
+def test_ex2_new_values_are_incorrect_where_the_target_holds_values():
+    verdict = MoveEverything().evaluate(to_device=swaps_the_inputs_for_new_ones, target=torch.device("cuda"))
+    assert (verdict.key, verdict.params) == ("ch01.ex2.changed", {"what": "inputs"})
+
+
+def test_ex2_on_meta_only_device_shape_and_dtype_can_be_compared():
+    # meta holds no values: new zeros of the right shape cannot be told from the moved inputs there.
+    assert verdict_of(MoveEverything(), to_device=swaps_the_inputs_for_new_ones, target=META)[0] == CORRECT
+
+
+def test_ex2_something_that_is_not_a_function_is_incorrect():
+    assert verdict_of(MoveEverything(), to_device="to", target=META) == (INCORRECT, "ch01.ex2.not_function")
+
+
+def test_ex2_a_cpu_target_is_refused():
+    assert verdict_of(MoveEverything(), to_device=fixed, target=CPU) == (INCORRECT, "ch01.target_cpu")
+
+
+@pytest.mark.parametrize("to_device", [fixed, fixed_by_assigning_everything])
+def test_ex2_keeping_what_to_returns_is_correct(to_device):
+    verdict = MoveEverything().evaluate(to_device=to_device, target=META)
+    assert (verdict.status, verdict.key, verdict.params) == (CORRECT, "ch01.ex2.ok", {"device": META})
+
+
+# --- every exercise: catalogue keys, solutions ---------------------------------------------------
+
+
+@pytest.mark.parametrize("exercise", EXERCISES, ids=lambda cls: cls.name)
+def test_every_message_an_exercise_names_is_in_the_catalogue(exercise):
+    keys = [exercise.not_attempted_key, exercise.solution_key, *exercise.hints]
+    assert all(key in CATALOGUE for key in keys)
+    assert len(exercise.hints) >= 2
+
+
+@pytest.mark.parametrize("exercise", EXERCISES, ids=lambda cls: cls.name)
+def test_every_solution_is_the_same_code_in_both_languages(exercise):
+    assert text(exercise.solution_key, "en") == text(exercise.solution_key, "zh")
+
+
+def test_the_printed_solutions_pass_their_checks():
+    namespace = {"torch": torch, "nn": nn, "target": META}
+    exec(text("ch01.ex1.solution"), namespace)
+    body = textwrap.indent(text("ch01.ex2.solution"), "    ")
+    exec(f"def to_device(model, inputs, labels, device):\n{body}\n", namespace)
+    for exercise in EXERCISES:
+        assert exercise().evaluate(namespace).status == CORRECT, exercise.name
+
+
+def test_the_labs_solution_cells_pass_their_checks():
+    # The code between BEGIN and END SOLUTION in the lab source, run as the notebook runs it.
+    source = SOURCE.read_text(encoding="utf-8")
+    regions = re.findall(r"### BEGIN SOLUTION\n(.*?)\n\s*### END SOLUTION", source, re.S)
+    solved = ["\n".join(line for line in r.splitlines() if not line.strip().startswith("#>")) for r in regions]
+    namespace = {"torch": torch, "nn": nn, "target": META}
+    exec(solved[0], namespace)
+    exec("def to_device(model, inputs, labels, device):\n" + solved[1] + "\n", namespace)
+    for exercise in EXERCISES:
+        assert exercise().evaluate(namespace).status == CORRECT, exercise.name
+
+
+# --- check(), hint(), solution() -----------------------------------------------------------------
+
+
+def test_check_prints_a_wrong_answer_and_does_not_raise(capsys):
+    MoveEverything().check(to_device=the_seeds_lines, target=META)
+    assert capsys.readouterr().out == "❌ ex2: Not yet: the `inputs` come back on cpu, not on meta.\n"
+
+
+def test_check_without_arguments_reads_the_notebook_globals(capsys):
+    notebook = {"ex1": PredictThenRun(), "torch": torch, **RIGHT}
+    exec("target = torch.device('meta')\nex1.check()\n", notebook)
+    assert capsys.readouterr().out == (
+        "✅ ex1: Correct! all 6 predictions match what PyTorch does with `target` = meta.\n"
+    )
+
+
+def test_check_prints_in_the_chosen_language(capsys):
+    set_language("zh")
+    PredictThenRun().check(**{**RIGHT, "answer_2": "target"}, target=META)
+    assert capsys.readouterr().out.startswith("❌ ex1: 还不对：6 个预测中有 1 个与 PyTorch")
+
+
+def test_a_check_run_before_the_variables_exist_says_not_attempted(capsys):
+    exec("ex2.check()\n", {"ex2": MoveEverything()})
+    assert capsys.readouterr().out == "📝 ex2: Not attempted yet: fix `to_device` (it still returns `____`).\n"
+
+
+def test_hints_come_one_level_at_a_time_then_say_there_are_no_more(capsys):
+    ex = PredictThenRun()
+    for _ in range(4):
+        ex.hint()
+    lines = capsys.readouterr().out.splitlines()
+    assert lines == [
+        f"Hint 1/3: {text('ch01.ex1.hint1')}",
+        f"Hint 2/3: {text('ch01.ex1.hint2')}",
+        f"Hint 3/3: {text('ch01.ex1.hint3')}",
+        "That was the last hint. `ex1.solution()` shows one answer.",
+    ]
+
+
+def test_solution_prints_a_header_and_the_code(capsys):
+    MoveEverything().solution()
+    assert capsys.readouterr().out == (
+        "One solution:\nmodel.to(device)\ninputs = inputs.to(device)\nlabels = labels.to(device)\n"
+        "return model, inputs, labels\n"
+    )

@@ -1,0 +1,87 @@
+"""A reader's path in headless Chromium: open the site, switch language, search the error, land on the chapter."""
+
+import functools
+import http.server
+import os
+import shutil
+import threading
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+pytestmark = pytest.mark.browser
+if CHROMIUM is None:
+    if os.environ.get("CI"):
+        raise RuntimeError("CI must run the browser test: install Debian's chromium")
+    pytestmark = [pytest.mark.browser, pytest.mark.skip(reason="Debian's chromium is not installed")]
+
+
+@pytest.fixture(scope="module")
+def base_url(site: Path):
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(site))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=CHROMIUM,
+            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                  "--disable-component-update", "--disable-sync", "--no-first-run"],
+        )
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    yield page
+    context.close()
+
+
+def search(page, query: str) -> None:
+    page.locator("label.md-search__icon, .md-search__input").first.click()
+    page.fill(".md-search__input", query)
+    page.wait_for_selector(".md-search-result__item", timeout=15_000)
+
+
+def test_language_switcher_goes_to_the_same_chapter_in_chinese(page, base_url):
+    page.goto(f"{base_url}/02-dataparallel/")
+    assert page.locator("html").get_attribute("lang") == "en"
+    page.locator(".md-header__option .md-select").hover()
+    page.locator('a[hreflang="zh"]').first.click()
+    page.wait_for_url("**/zh/02-dataparallel/")
+    assert page.locator("html").get_attribute("lang") == "zh"
+    page.locator('.md-header__option .md-select').hover()
+    page.locator('a[hreflang="en"]').first.click()
+    page.wait_for_url(f"{base_url}/02-dataparallel/")
+
+
+@pytest.mark.parametrize(
+    ("start", "query"),
+    [
+        ("/", "weight type should be the same"),
+        ("/zh/", "权重类型不匹配"),
+    ],
+)
+def test_searching_the_error_lands_on_the_chapter(page, base_url, start, query):
+    page.goto(f"{base_url}{start}")
+    search(page, query)
+    hits = page.locator(".md-search-result__item a")
+    targets = [hits.nth(i).get_attribute("href") for i in range(hits.count())]
+    chapter = [i for i, href in enumerate(targets) if href and "02-dataparallel/" in href and "labs" not in href
+               and "solutions" not in href]
+    assert chapter, f"no chapter among the results for {query!r}: {targets}"
+    hits.nth(chapter[0]).click()
+    page.wait_for_url("**/02-dataparallel/**")
+    assert "DataParallel" in page.locator("h1").first.inner_text()

@@ -9,6 +9,7 @@ from ..checks import Exercise
 MODULES = {
     "01-devices": "basics",
     "02-dataparallel": "dataparallel",
+    "03-embedding": "embedding",
 }
 
 

@@ -38,7 +38,7 @@ def _print_block(message: str) -> None:
     print(textwrap.indent(textwrap.fill(message, 96, break_long_words=False), "    "))
 
 
-def _log_capture(lab: str, step: str, kind: str, message: str, device: torch.device) -> None:
+def log_capture(lab: str, step: str, kind: str, message: str, device: torch.device) -> None:
     path = os.environ.get(CAPTURE_LOG_ENV)
     if not path:
         return
@@ -98,7 +98,7 @@ def reproduce(
             _print_block(message)
             print()
             _print_block(found.reading())
-            _log_capture(lab, step, kind.name, message, device)
+            log_capture(lab, step, kind.name, message, device)
             return Outcome("raised", kind.name, message, "this machine")
         raise BrokenLabError(
             text("reproduce.did_not_raise", key=step, kind=kind.name, device=device)

@@ -26,7 +26,7 @@ sys.path.insert(0, str(ROOT))
 
 from devicelab import captures  # noqa: E402
 
-REPRODUCE_STEP = re.compile(r"@lab\.reproduce\(.*?\)\s*\n\s*def (\w+)\(", re.S)
+REPRODUCE_STEP = re.compile(r"^@lab\.reproduce\(.*?\)\s*\n\s*def (\w+)\(", re.S | re.M)
 
 
 def expected_steps() -> set[tuple[str, str]]:

@@ -10,6 +10,7 @@ MODULES = {
     "01-devices": "basics",
     "02-dataparallel": "dataparallel",
     "03-embedding": "embedding",
+    "04-batches": "batches",
 }
 
 

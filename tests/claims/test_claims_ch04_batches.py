@@ -1,0 +1,336 @@
+"""Claims tests for chapter 4 (moving whole batches, seed 004): each test proves one statement the chapter makes.
+
+Every test fails if its statement is false on the installed torch. CPU tests move batches to the ``meta``
+device, a real device on every machine (a tensor that was not moved stays on the CPU). Tests marked ``gpu``
+run on a CUDA GPU only; the asynchronous-copy tests keep the GPU busy with ``torch.cuda._sleep`` so that
+"the call returned before the copy read its source" is observable, not a matter of timing luck.
+"""
+
+import os
+import re
+from collections import namedtuple
+from pathlib import Path
+
+import pytest
+import torch
+from torch import nn
+from torch.utils._python_dispatch import TorchDispatchMode
+from torch.utils.data import DataLoader, TensorDataset
+
+from devicelab.chapters.batches import TO_DEVICE_SOLUTION
+from devicelab.errors import match_kind
+
+ROOT = Path(__file__).resolve().parents[2]
+META = torch.device("meta")
+CUDA_ONLY = torch._C.DispatchKeySet(torch._C.DispatchKey.CUDA)
+Features = namedtuple("Features", ["dense", "flags"])
+NO_ACCELERATOR_WARNING = (
+    "'pin_memory' argument is set as true but no accelerator is found, then device pinned memory won't be used."
+)
+SLEEP_CYCLES = 1_000_000_000  # about half a second of GPU time: far longer than the CPU needs below
+
+
+def seed_to_device(data, device):
+    """Seed 004's helper (its second solution), as published; the scraped post lost its '=' signs."""
+    if isinstance(data, (list, tuple)):
+        return [seed_to_device(x, device) for x in data]
+    elif isinstance(data, dict):
+        return {k: seed_to_device(v, device) for k, v in data.items()}
+    else:
+        return data.to(device, non_blocking=True)
+
+
+def reference_to_device():
+    """The course's to_device: the code the page, the solution and `ex1.solution()` show."""
+    namespace = {"torch": torch}
+    exec(TO_DEVICE_SOLUTION, namespace)
+    return namespace["to_device"]
+
+
+def has_accelerator() -> bool:
+    acc = getattr(torch, "accelerator", None)
+    if acc is not None and hasattr(acc, "is_available"):
+        return acc.is_available()
+    mps = getattr(torch.backends, "mps", None)
+    return torch.cuda.is_available() or bool(mps is not None and mps.is_available())
+
+
+def dict_samples(n: int = 4) -> list[dict]:
+    return [
+        {"features": Features(torch.randn(8), torch.ones(4)), "label": torch.tensor(i % 3), "name": f"reading-{i}"}
+        for i in range(n)
+    ]
+
+
+def leaves(batch):
+    """Every tensor in a nested batch."""
+    if isinstance(batch, torch.Tensor):
+        return [batch]
+    if isinstance(batch, dict):
+        return [t for value in batch.values() for t in leaves(value)]
+    if isinstance(batch, (list, tuple)):
+        return [t for item in batch for t in leaves(item)]
+    return []
+
+
+# --------------------------------------------------------------------------------------------- CPU
+
+
+def test_the_seeds_to_device_turns_a_tuple_into_a_list():
+    """Seed 004's to_device returns a list for a tuple."""
+    moved = seed_to_device((torch.zeros(2), torch.ones(2)), META)
+    assert type(moved) is list
+    assert all(t.device == META for t in moved)
+
+
+def test_the_seeds_to_device_turns_a_namedtuple_into_a_list_so_its_fields_are_lost():
+    """Seed 004's to_device returns a plain list for a namedtuple: `.dense` no longer works."""
+    moved = seed_to_device({"features": Features(torch.zeros(2), torch.ones(2))}, META)
+    assert type(moved["features"]) is list
+    with pytest.raises(AttributeError, match="'list' object has no attribute 'dense'"):
+        _ = moved["features"].dense
+
+
+@pytest.mark.parametrize(("leaf", "name"), [("reading-0", "str"), (4, "int"), (None, "NoneType")])
+def test_the_seeds_to_device_raises_on_anything_that_is_not_a_tensor(leaf, name):
+    """Seed 004's to_device raises AttributeError: '<type>' object has no attribute 'to' on non-tensors."""
+    with pytest.raises(AttributeError, match=re.escape(f"'{name}' object has no attribute 'to'")):
+        seed_to_device({"inputs": torch.zeros(2), "other": leaf}, META)
+
+
+def test_default_collate_hands_out_a_list_for_tuple_samples():
+    """A DataLoader with the default collate hands out [inputs, labels] for a data set of (inputs, labels)."""
+    dataset = TensorDataset(torch.randn(4, 3), torch.arange(4))
+    assert type(dataset[0]) is tuple
+    batch = next(iter(DataLoader(dataset, batch_size=2)))
+    assert type(batch) is list and len(batch) == 2
+
+
+def test_default_collate_keeps_dicts_and_namedtuples_and_gathers_names_into_a_list():
+    """The default collate keeps dicts and namedtuples, stacks tensors and gathers strings into a list."""
+    batch = next(iter(DataLoader(dict_samples(4), batch_size=4)))
+    assert type(batch) is dict
+    assert type(batch["features"]) is Features and batch["features"].dense.shape == (4, 8)
+    assert batch["name"] == ["reading-0", "reading-1", "reading-2", "reading-3"]
+
+
+def test_moving_only_the_top_level_of_a_batch_leaves_the_nested_tensors_behind():
+    """A top-level move moves the label but leaves the tensors inside the namedtuple on the CPU."""
+    batch = next(iter(DataLoader(dict_samples(4), batch_size=4)))
+    half = {key: value.to(META) if torch.is_tensor(value) else value for key, value in batch.items()}
+    assert half["label"].device == META
+    assert half["features"].dense.device.type == "cpu" and half["features"].flags.device.type == "cpu"
+
+
+class RecordOps(TorchDispatchMode):
+    def __init__(self):
+        super().__init__()
+        self.calls = []
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        self.calls.append((func, args))
+        return func(*args, **(kwargs or {}))
+
+
+def test_linear_on_a_2d_input_calls_addmm_with_the_input_as_mat1():
+    """nn.Linear on a 2-D input calls addmm (bias + input x weight^T), and the input is its argument mat1."""
+    layer, x = nn.Linear(8, 3), torch.randn(4, 8)
+    with RecordOps() as recorder:
+        layer(x)
+    addmm = [args for func, args in recorder.calls if func is torch.ops.aten.addmm.default]
+    assert len(addmm) == 1
+    schema = torch.ops.aten.addmm.default._schema
+    assert [a.name for a in schema.arguments[:3]] == ["self", "mat1", "mat2"]
+    bias, mat1, mat2 = addmm[0][:3]
+    assert mat1.data_ptr() == x.data_ptr()  # mat1 is the layer's input
+    assert bias.data_ptr() == layer.bias.data_ptr() and mat2.data_ptr() == layer.weight.data_ptr()  # weight^T
+
+
+def test_addmm_with_a_cpu_input_and_device_weights_raises_the_same_device_check_naming_mat1():
+    """The CUDA addmm kernel given a CPU mat1 raises '... but got mat1 is on cpu ... wrapper_CUDA_addmm'."""
+    bias, weight_t = torch.randn(3, device=META), torch.randn(8, 3, device=META)
+    with pytest.raises(RuntimeError) as caught:
+        torch.ops.aten.addmm.default.redispatch(CUDA_ONLY, bias, torch.randn(4, 8), weight_t)
+    message = str(caught.value)
+    # meta stands where a GPU prints cuda:0
+    assert message == (
+        "Expected all tensors to be on the same device, but got mat1 is on cpu, different from other tensors "
+        "on meta (when checking argument in method wrapper_CUDA_addmm)"
+    )
+    found = match_kind("same_device", message)
+    assert found is not None and found.fields["arg"] == "mat1" and found.fields["found"] == "cpu"
+
+
+def test_the_courses_to_device_keeps_tuples_lists_namedtuples_and_dicts():
+    """The course's to_device keeps a tuple a tuple, a list a list, a namedtuple its type, a dict its keys."""
+    to_device = reference_to_device()
+    x, y = torch.randn(4, 3), torch.arange(4)
+    pair = to_device((x, y), META)
+    assert type(pair) is tuple and all(t.device == META for t in pair)
+    items = to_device([x, y], META)
+    assert type(items) is list and all(t.device == META for t in items)
+    features = to_device(Features(x, y), META)
+    assert type(features) is Features and features.dense.device == META and features.flags.device == META
+    batch = to_device({"inputs": x, "label": y}, META)
+    assert type(batch) is dict and list(batch) == ["inputs", "label"]
+
+
+def test_the_courses_to_device_leaves_what_is_not_a_tensor_as_it_is():
+    """The course's to_device returns numbers, strings and None unchanged (the same objects)."""
+    to_device = reference_to_device()
+    name, size, nothing = "reading-0", 4, None
+    moved = to_device({"name": name, "size": size, "mask": nothing, "names": ["a", "b"]}, META)
+    assert moved["name"] is name and moved["size"] is size and moved["mask"] is None
+    assert moved["names"] == ["a", "b"]
+
+
+def test_the_courses_to_device_moves_every_tensor_of_a_nested_batch():
+    """The course's to_device moves every tensor of a nested batch, however deep, and keeps the shapes."""
+    to_device = reference_to_device()
+    batch = next(iter(DataLoader(dict_samples(4), batch_size=4)))
+    nested = {"batch": batch, "extra": (torch.zeros(2), [torch.ones(1), {"deep": torch.arange(3)}])}
+    moved = to_device(nested, META)
+    assert all(t.device == META for t in leaves(moved))
+    assert [t.shape for t in leaves(moved)] == [t.shape for t in leaves(nested)]
+    assert type(moved["batch"]["features"]) is Features and moved["batch"]["name"] == batch["name"]
+    assert type(moved["extra"]) is tuple and type(moved["extra"][1]) is list
+
+
+def test_the_page_and_the_lab_show_the_tested_to_device():
+    """The to_device on both pages and in the lab's solution is the code these tests run."""
+    for where in ("docs/en/04-batches.md", "docs/zh/04-batches.md", "solutions/source/04-batches.md"):
+        text = (ROOT / where).read_text(encoding="utf-8")
+        for line in TO_DEVICE_SOLUTION.splitlines():
+            assert line.strip() in text, (where, line)
+
+
+def test_an_ordinary_cpu_tensor_is_not_pinned():
+    """Tensors made the ordinary way live in pageable memory: is_pinned() is False."""
+    assert torch.randn(1024, 1024).is_pinned() is False
+    assert torch.zeros(3).is_pinned() is False
+
+
+def test_to_cpu_with_non_blocking_on_a_cpu_tensor_returns_the_same_tensor():
+    """tensor.to('cpu', non_blocking=True) on a CPU tensor returns the tensor itself: nothing is copied."""
+    tensor = torch.randn(4)
+    assert tensor.to("cpu", non_blocking=True) is tensor
+    assert tensor.to(torch.device("cpu"), non_blocking=True) is tensor
+
+
+@pytest.mark.skipif(has_accelerator(), reason="the claim is about a machine without an accelerator")
+def test_pin_memory_without_a_gpu_raises():
+    """Without a GPU, tensor.pin_memory() raises (CUDA builds: 'Found no NVIDIA driver on your system')."""
+    with pytest.raises(RuntimeError) as caught:
+        torch.zeros(3).pin_memory()
+    if torch.version.cuda and not os.path.exists("/proc/driver/nvidia"):  # a CUDA build, no driver
+        assert str(caught.value).startswith(
+            "Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a "
+            "driver from http://www.nvidia.com/Download/index.aspx"
+        )
+
+
+@pytest.mark.skipif(has_accelerator(), reason="the claim is about a machine without an accelerator")
+def test_dataloader_pin_memory_without_an_accelerator_warns_and_pins_nothing():
+    """Without an accelerator, DataLoader(pin_memory=True) warns and hands out unpinned tensors."""
+    loader = DataLoader(dict_samples(4), batch_size=2, pin_memory=True)
+    with pytest.warns(UserWarning, match=re.escape(NO_ACCELERATOR_WARNING)):
+        batch = next(iter(loader))
+    assert not any(t.is_pinned() for t in leaves(batch))
+
+
+# --------------------------------------------------------------------------------------------- GPU
+
+
+def keep_the_gpu_busy():
+    """Queue a long kernel on the current stream: a copy queued after it cannot start before it ends."""
+    sleep = getattr(torch.cuda, "_sleep", None)
+    if sleep is None:
+        pytest.skip("this torch has no torch.cuda._sleep")
+    torch.cuda.synchronize()
+    sleep(SLEEP_CYCLES)
+
+
+@pytest.mark.gpu
+def test_non_blocking_copy_from_pageable_memory_gives_the_right_values(cuda):
+    """tensor.to('cuda', non_blocking=True) from a non-pinned CPU tensor still gives the right values."""
+    source = torch.randn(1 << 20)
+    assert not source.is_pinned()
+    copied = source.to(cuda, non_blocking=True)
+    assert copied.device.type == "cuda"
+    assert torch.equal(copied.cpu(), source)
+
+
+@pytest.mark.gpu
+def test_from_pageable_memory_the_call_returns_only_after_the_source_was_read(cuda):
+    """From pageable memory, .to(non_blocking=True) returns only after the source was read: the CPU cannot run ahead."""
+    source = torch.full((1 << 20,), 1.0)
+    keep_the_gpu_busy()
+    copied = source.to(cuda, non_blocking=True)
+    source.fill_(2.0)  # as soon as the call returns, the CPU changes its tensor
+    torch.cuda.synchronize()
+    assert torch.equal(copied.cpu(), torch.full((1 << 20,), 1.0))  # the GPU got the values of the call
+
+
+@pytest.mark.gpu
+def test_from_pinned_memory_the_call_returns_before_the_copy_and_later_work_sees_the_copy(cuda):
+    """From pinned memory, .to(non_blocking=True) returns before the copy ran; work queued after it sees the copy."""
+    pinned = torch.full((1 << 20,), 1.0).pin_memory()
+    keep_the_gpu_busy()
+    copied = pinned.to(cuda, non_blocking=True)
+    assert not torch.cuda.current_stream().query()  # returned at once: the GPU is still busy
+    doubled = copied * 2  # queued on the GPU after the copy
+    pinned.fill_(3.0)  # the copy has not read its source yet: the GPU receives the new values
+    torch.cuda.synchronize()
+    assert torch.equal(copied.cpu(), torch.full((1 << 20,), 3.0))
+    assert torch.equal(doubled.cpu(), torch.full((1 << 20,), 6.0))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("pinned", [False, True], ids=["pageable", "pinned"])
+def test_without_non_blocking_the_call_returns_once_the_copy_is_done(cuda, pinned):
+    """.to('cuda') without non_blocking returns only when the copy is done, from pageable and pinned memory."""
+    source = torch.full((1 << 20,), 1.0)
+    source = source.pin_memory() if pinned else source
+    keep_the_gpu_busy()
+    copied = source.to(cuda)
+    assert torch.cuda.current_stream().query()  # everything queued before, and the copy, has finished
+    source.fill_(2.0)
+    assert torch.equal(copied.cpu(), torch.full((1 << 20,), 1.0))
+
+
+@pytest.mark.gpu
+def test_pin_memory_returns_a_pinned_copy_and_leaves_the_original_pageable(cuda):
+    """tensor.pin_memory() returns a pinned copy with the same values; the original stays pageable."""
+    source = torch.randn(1000)
+    pinned = source.pin_memory()
+    assert pinned.is_pinned() and not source.is_pinned()
+    assert pinned.data_ptr() != source.data_ptr()
+    assert torch.equal(pinned, source)
+
+
+@pytest.mark.gpu
+def test_dataloader_pin_memory_with_a_gpu_pins_every_tensor_inside_dicts_and_namedtuples(cuda):
+    """With a CUDA GPU, DataLoader(pin_memory=True) hands out batches whose tensors are all pinned, nested too."""
+    batch = next(iter(DataLoader(dict_samples(4), batch_size=4, pin_memory=True)))
+    assert type(batch["features"]) is Features
+    assert len(leaves(batch)) == 3 and all(t.is_pinned() for t in leaves(batch))
+
+
+@pytest.mark.gpu
+def test_a_cuda_model_fed_a_half_moved_nested_batch_raises_the_addmm_check_naming_mat1(cuda):
+    """A CUDA model fed a batch moved only at its top level raises the same-device check of addmm naming mat1."""
+    layer = nn.Linear(8, 3).to(cuda)
+    batch = next(iter(DataLoader(dict_samples(4), batch_size=4)))
+    half = {key: value.to(cuda) if torch.is_tensor(value) else value for key, value in batch.items()}
+    with pytest.raises(RuntimeError) as caught:
+        layer(half["features"].dense)
+    message = str(caught.value)
+    found = match_kind("same_device", message)
+    assert found is not None and found.fields.get("arg") == "mat1" and "addmm" in found.fields.get("op", "")
+    if torch.__version__ >= "2.8":
+        assert message == (
+            "Expected all tensors to be on the same device, but got mat1 is on cpu, different from other "
+            "tensors on cuda:0 (when checking argument in method wrapper_CUDA_addmm)"
+        )
+    moved = reference_to_device()(batch, cuda)  # moved whole, the same batch runs
+    assert layer(moved["features"].dense).is_cuda

@@ -77,6 +77,9 @@ def on_page_content(html_text: str, page, config, files) -> str:
     if found is None:
         return html_text
     lang, version, lab = found
+    # Readers who search an error message should land on the chapter page, which links to the
+    # lab; four notebook copies of the same text would crowd it out of the results.
+    page.meta["search"] = {"exclude": True}
     words = ACTION_TEXT[lang]
     repo = config["repo_url"].rstrip("/").removeprefix("https://github.com/")
     colab = f"https://colab.research.google.com/github/{repo}/blob/main/{version}/{lang}/{lab}.ipynb"

@@ -338,15 +338,15 @@ messages.add(
             "en": "on this CPU-only machine the step looks fine, but run with `device=torch.device('meta')` "
             "(a second device every machine has) the inputs still reached the model on {found}: is the "
             "result of `.to(device)` kept, and is it the `device` argument you move to?",
-            "zh": "在这台只有 CPU 的机器上这个步骤看起来没问题，但用 `device=torch.device('meta')`（每台机器都有的第二个设备）"
-            "再运行一次时，输入进入模型时仍在 {found} 上：`.to(device)` 的结果保存下来了吗？移动的目标是参数 `device` 吗？",
+            "zh": "在这台只有 CPU 的机器上这个步骤看起来没问题，但用 `device=torch.device('meta')`"
+            "（每台机器都有的第二个设备）再运行一次时，输入进入模型时仍在 {found} 上：`.to(device)` 的结果保存下来了吗？移动的目标是参数 `device` 吗？",
         },
         "ch02.ex4.probe_labels": {
             "en": "on this CPU-only machine the step looks fine, but run with `device=torch.device('meta')` "
             "(a second device every machine has) the labels still reached the loss on {found}: on a GPU the "
             "loss would raise a device error.",
-            "zh": "在这台只有 CPU 的机器上这个步骤看起来没问题，但用 `device=torch.device('meta')`（每台机器都有的第二个设备）"
-            "再运行一次时，标签进入损失函数时仍在 {found} 上：在 GPU 上损失函数会报设备错误。",
+            "zh": "在这台只有 CPU 的机器上这个步骤看起来没问题，但用 `device=torch.device('meta')`"
+            "（每台机器都有的第二个设备）再运行一次时，标签进入损失函数时仍在 {found} 上：在 GPU 上损失函数会报设备错误。",
         },
         "ch02.ex4.no_update": {
             "en": "the model's parameters did not change: is `optimizer.step()` called after `backward()`?",

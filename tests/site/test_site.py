@@ -68,6 +68,15 @@ def test_notebook_pages_do_not_inline_the_jupyterlab_theme(site):
         assert max(len(s) for s in styles) < 20_000, "the 570 KB JupyterLab theme is back"
 
 
+def test_search_sends_readers_to_chapter_pages_not_notebook_copies(site):
+    index = json.loads((site / "search" / "search_index.json").read_text(encoding="utf-8"))
+    locations = [d["location"] for d in index["docs"]]
+    assert not [loc for loc in locations if "labs/" in loc or "solutions/" in loc]
+    for lab in LABS:
+        assert any(loc.startswith(f"{lab}/") for loc in locations)
+        assert any(loc.startswith(f"zh/{lab}/") for loc in locations)
+
+
 def test_search_index_holds_chinese_words_segmented(site):
     index = json.loads((site / "search" / "search_index.json").read_text(encoding="utf-8"))
     zh_docs = [d for d in index["docs"] if d["location"].startswith("zh/")]

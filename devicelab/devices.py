@@ -71,6 +71,11 @@ def same_device(a: torch.device | str, b: torch.device | str) -> bool:
     return a.index == b.index
 
 
+def tensors_off(module: torch.nn.Module, device: torch.device | str) -> list[torch.Tensor]:
+    """The parameters and buffers of `module` that are not on `device`."""
+    return [t for t in (*module.parameters(), *module.buffers()) if not same_device(t.device, device)]
+
+
 def on_colab() -> bool:
     """True when running inside Google Colab."""
     return "google.colab" in sys.modules or "COLAB_RELEASE_TAG" in os.environ

@@ -9,7 +9,7 @@ from torch import nn
 
 from .. import messages
 from ..checks import NOT_ATTEMPTED, Blank, Exercise, Verdict, correct, incorrect
-from ..devices import same_device
+from ..devices import same_device, tensors_off
 
 WHERE, YES_NO = "where", "yes_no"
 WHERE_ANSWERS = ("cpu", "target")
@@ -116,11 +116,6 @@ class PredictThenRun(Exercise):
         return correct("ch01.ex1.ok", total=len(QUESTIONS), target=device)
 
 
-def _tensors_off(module: nn.Module, device: torch.device) -> list[torch.Tensor]:
-    tensors = [*module.parameters(), *module.buffers()]
-    return [t for t in tensors if not same_device(t.device, device)]
-
-
 def _check_model() -> nn.Module:
     # A fresh CPU model with parameters and buffers, like the ones a learner moves.
     return nn.Sequential(nn.Linear(2, 8), nn.BatchNorm1d(8), nn.ReLU(), nn.Linear(8, 2))
@@ -162,7 +157,7 @@ class MoveEverything(Exercise):
             and isinstance(got_labels, torch.Tensor)
         ):
             return incorrect("ch01.ex2.order", got=", ".join(type(r).__name__ for r in result))
-        off = _tensors_off(got_model, device)
+        off = tensors_off(got_model, device)
         if off:
             total = len([*got_model.parameters(), *got_model.buffers()])
             return incorrect("ch01.ex2.model", n=len(off), total=total, found=off[0].device, device=device)

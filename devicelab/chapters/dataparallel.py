@@ -7,12 +7,8 @@ from torch import nn
 
 from .. import messages
 from ..checks import NOT_ATTEMPTED, Blank, Exercise, Verdict, correct, incorrect
-from ..devices import same_device
-
-
-def _tensors_off(module: nn.Module, device: torch.device) -> list[torch.Tensor]:
-    tensors = [*module.parameters(), *module.buffers()]
-    return [t for t in tensors if not same_device(t.device, device)]
+from ..devices import same_device, tensors_off
+from ..spies import SpyLoss, SpyModel
 
 
 class MoveWrapAssign(Exercise):
@@ -31,7 +27,7 @@ class MoveWrapAssign(Exercise):
             return incorrect("ch02.ex1.not_wrapped")
         if isinstance(model_ft.module, nn.DataParallel):
             return incorrect("ch02.ex1.wrapped_twice")
-        off = _tensors_off(model_ft.module, device)
+        off = tensors_off(model_ft.module, device)
         if off:
             total = len([*model_ft.module.parameters(), *model_ft.module.buffers()])
             return incorrect("ch02.ex1.not_moved", n=len(off), total=total, found=off[0].device, device=device)
@@ -87,33 +83,6 @@ class OptimizerOverFinalModel(Exercise):
         return correct("ch02.ex3.ok", total=len(wanted))
 
 
-class _SpyModel(nn.Module):
-    # Stands in for the learner's model: records where its input was, never fails.
-    def __init__(self, features: int, classes: int) -> None:
-        super().__init__()
-        self.head = nn.Linear(features, classes)
-        self.input_devices: list[torch.device] = []
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        self.input_devices.append(x.device)
-        if x.device != self.head.weight.device:
-            x = torch.zeros(x.shape, dtype=x.dtype, device=self.head.weight.device)
-        return self.head(x)
-
-
-class _SpyLoss(nn.Module):
-    # Stands in for the criterion: records where logits and labels were, never fails.
-    def __init__(self) -> None:
-        super().__init__()
-        self.label_devices: list[torch.device] = []
-
-    def forward(self, logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
-        self.label_devices.append(labels.device)
-        if labels.device != logits.device:
-            labels = torch.zeros(labels.shape, dtype=labels.dtype, device=logits.device)
-        return nn.functional.cross_entropy(logits, labels)
-
-
 class TrainStep(Exercise):
     """Exercise 4: a training step that moves the batch (inputs and labels) before using it."""
 
@@ -128,8 +97,8 @@ class TrainStep(Exercise):
         if not callable(train_step):
             return incorrect("ch02.ex4.not_function")
         torch.manual_seed(0)
-        model = _SpyModel(12, 4).to(device)
-        criterion = _SpyLoss()
+        model = SpyModel(4).to(device)
+        criterion = SpyLoss()
         optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
         before = model.head.weight.detach().clone()
         inputs = torch.randn(8, 12, device=self.host)
@@ -140,12 +109,12 @@ class TrainStep(Exercise):
             return incorrect("ch02.ex4.raised", error=f"{type(error).__name__}: {error}")
         if isinstance(result, Blank):
             return Verdict(NOT_ATTEMPTED, self.not_attempted_key)
-        if not model.input_devices or not criterion.label_devices:
+        if not model.seen or not criterion.seen:
             return incorrect("ch02.ex4.not_called")
-        if not same_device(model.input_devices[0], device):
-            return incorrect("ch02.ex4.inputs", found=model.input_devices[0], device=device)
-        if not same_device(criterion.label_devices[0], device):
-            return incorrect("ch02.ex4.labels", found=criterion.label_devices[0], device=device)
+        if not same_device(model.seen[0][0], device):
+            return incorrect("ch02.ex4.inputs", found=model.seen[0][0], device=device)
+        if not same_device(criterion.seen[0][0], device):
+            return incorrect("ch02.ex4.labels", found=criterion.seen[0][0], device=device)
         if torch.equal(before, model.head.weight.detach()):
             return incorrect("ch02.ex4.no_update")
         if not isinstance(result, float):
@@ -160,8 +129,8 @@ class TrainStep(Exercise):
         # machine has, and look at where the batch arrived (errors after that are expected:
         # meta tensors have no values).
         probe = torch.device("meta")
-        model = _SpyModel(12, 4).to(probe)
-        criterion = _SpyLoss()
+        model = SpyModel(4).to(probe)
+        criterion = SpyLoss()
         optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
         inputs = torch.randn(8, 12, device=self.host)
         labels = torch.randint(0, 4, (8,), device=self.host)
@@ -169,10 +138,10 @@ class TrainStep(Exercise):
             train_step(model, criterion, optimizer, inputs, labels, probe)
         except Exception:  # noqa: BLE001, S110 - only the recorded devices matter here
             pass
-        if model.input_devices and not same_device(model.input_devices[0], probe):
-            return incorrect("ch02.ex4.probe_inputs", found=model.input_devices[0])
-        if criterion.label_devices and not same_device(criterion.label_devices[0], probe):
-            return incorrect("ch02.ex4.probe_labels", found=criterion.label_devices[0])
+        if model.seen and not same_device(model.seen[0][0], probe):
+            return incorrect("ch02.ex4.probe_inputs", found=model.seen[0][0])
+        if criterion.seen and not same_device(criterion.seen[0][0], probe):
+            return incorrect("ch02.ex4.probe_labels", found=criterion.seen[0][0])
         return None
 
 
@@ -339,14 +308,17 @@ messages.add(
             "(a second device every machine has) the inputs still reached the model on {found}: is the "
             "result of `.to(device)` kept, and is it the `device` argument you move to?",
             "zh": "在这台只有 CPU 的机器上这个步骤看起来没问题，但用 `device=torch.device('meta')`"
-            "（每台机器都有的第二个设备）再运行一次时，输入进入模型时仍在 {found} 上：`.to(device)` 的结果保存下来了吗？移动的目标是参数 `device` 吗？",
+            "（每台机器都有的第二个设备）再运行一次时，输入进入模型时仍在 {found} 上："
+            "`.to(device)` 的结果保存下来了吗？"
+            "移动的目标是参数 `device` 吗？",
         },
         "ch02.ex4.probe_labels": {
             "en": "on this CPU-only machine the step looks fine, but run with `device=torch.device('meta')` "
             "(a second device every machine has) the labels still reached the loss on {found}: on a GPU the "
             "loss would raise a device error.",
             "zh": "在这台只有 CPU 的机器上这个步骤看起来没问题，但用 `device=torch.device('meta')`"
-            "（每台机器都有的第二个设备）再运行一次时，标签进入损失函数时仍在 {found} 上：在 GPU 上损失函数会报设备错误。",
+            "（每台机器都有的第二个设备）再运行一次时，标签进入损失函数时仍在 {found} 上："
+            "在 GPU 上损失函数会报设备错误。",
         },
         "ch02.ex4.no_update": {
             "en": "the model's parameters did not change: is `optimizer.step()` called after `backward()`?",

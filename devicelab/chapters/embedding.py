@@ -13,6 +13,7 @@ from torch import nn
 from .. import messages
 from ..checks import NOT_ATTEMPTED, Blank, Exercise, Verdict, correct, incorrect
 from ..devices import same_device
+from ..spies import SpyLoss, SpyModel
 
 STAND_IN = torch.device("meta")  # the device the checks ask the learner's code to move things to
 HOST = torch.device("cpu")  # where a DataLoader hands out batches
@@ -21,31 +22,6 @@ INTEGER_IDS = (torch.int64, torch.int32)  # what nn.Embedding accepts as token i
 
 def _error(error: BaseException) -> str:
     return f"{type(error).__name__}: {error}"
-
-
-class _SpyClassifier(nn.Module):
-    # Stands in for the learner's model: records what the token ids were, computes on the CPU, never fails.
-    def __init__(self, classes: int) -> None:
-        super().__init__()
-        self.head = nn.Linear(4, classes)
-        self.seen: list[tuple[torch.device, torch.dtype]] = []
-
-    def forward(self, token_ids: torch.Tensor) -> torch.Tensor:
-        self.seen.append((token_ids.device, token_ids.dtype))
-        features = torch.ones(token_ids.shape[0], 4, device=self.head.weight.device)
-        return self.head(features)
-
-
-class _SpyLoss(nn.Module):
-    # Stands in for the criterion: records what the labels were, computes on the CPU, never fails.
-    def __init__(self) -> None:
-        super().__init__()
-        self.seen: list[tuple[torch.device, torch.dtype]] = []
-
-    def forward(self, logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
-        self.seen.append((labels.device, labels.dtype))
-        targets = torch.zeros(logits.shape[0], dtype=torch.long, device=logits.device)
-        return nn.functional.cross_entropy(logits, targets)
 
 
 def _batch(n: int = 8, length: int = 6, vocab: int = 20, classes: int = 4) -> tuple[torch.Tensor, torch.Tensor]:
@@ -68,7 +44,7 @@ class MoveInTheLoop(Exercise):
         if not callable(train_step):
             return incorrect("ch03.ex1.not_function")
         torch.manual_seed(0)
-        model, criterion = _SpyClassifier(4), _SpyLoss()
+        model, criterion = SpyModel(4), SpyLoss()
         optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
         before = model.head.weight.detach().clone()
         token_ids, labels = _batch()

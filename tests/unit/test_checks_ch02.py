@@ -269,7 +269,7 @@ def returns_the_tensor(model, criterion, optimizer, inputs, labels, device):
 
 
 def reshapes_wrongly(model, criterion, optimizer, inputs, labels, device):
-    return criterion(model(inputs.view(12, 8)), labels).item()
+    return criterion(model(inputs.view(7, -1)), labels).item()  # 8 x 12 values do not split into 7 rows
 
 
 def never_calls_the_model(model, criterion, optimizer, inputs, labels, device):
@@ -317,7 +317,7 @@ def test_ex4_a_step_without_optimizer_step_is_incorrect():
 def test_ex4_a_step_that_raises_is_incorrect_and_shows_the_error():
     verdict = TrainStep().evaluate(train_step=reshapes_wrongly, device=CPU)
     assert (verdict.status, verdict.key) == (INCORRECT, "ch02.ex4.raised")
-    assert verdict.params["error"].startswith("RuntimeError: mat1 and mat2 shapes cannot be multiplied")
+    assert verdict.params["error"].startswith("RuntimeError: shape '[7, -1]' is invalid")
 
 
 def test_ex4_a_step_that_returns_the_loss_tensor_is_incorrect():

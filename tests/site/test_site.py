@@ -82,3 +82,13 @@ def test_search_index_holds_chinese_words_segmented(site):
     zh_docs = [d for d in index["docs"] if d["location"].startswith("zh/")]
     assert zh_docs, "no Chinese pages in the search index"
     assert any("\u200b" in d["text"] for d in zh_docs), "Chinese text was not segmented (is jieba installed?)"
+
+
+FENCE = re.compile(r"^([ \t]*)```[^\n]*\n(.*?)^\1```", re.S | re.M)
+
+
+@pytest.mark.parametrize("page_name", sorted(p.name for p in (ROOT / "docs" / "en").glob("*.md")))
+def test_code_on_a_page_is_identical_in_both_languages(page_name):
+    en = FENCE.findall((ROOT / "docs" / "en" / page_name).read_text(encoding="utf-8"))
+    zh = FENCE.findall((ROOT / "docs" / "zh" / page_name).read_text(encoding="utf-8"))
+    assert [body for _, body in en] == [body for _, body in zh]

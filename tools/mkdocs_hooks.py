@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import html
-from pathlib import PurePosixPath
+import re
+import sys
+from pathlib import Path, PurePosixPath
 
 import mkdocs_static_i18n.folder
 import mkdocs_static_i18n.reconfigure
 from mkdocs.structure.files import File
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the course's helper, without installing it
+from devicelab import captures  # noqa: E402
 
 
 class _NotebookAwareFile(File):
@@ -20,14 +25,6 @@ class _NotebookAwareFile(File):
 
 mkdocs_static_i18n.folder.File = _NotebookAwareFile
 mkdocs_static_i18n.reconfigure.File = _NotebookAwareFile
-
-
-import re  # noqa: E402
-import sys  # noqa: E402
-from pathlib import Path  # noqa: E402
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from devicelab import captures  # noqa: E402
 
 _JUPYTER_THEME = re.compile(r'<style type="text/css">\s*@charset "UTF-8";\.jupyter-wrapper\{.*?</style>', re.S)
 _MATHJAX = re.compile(r'<script type="text/x-mathjax-config">.*?</script>|<script src=""> </script>', re.S)

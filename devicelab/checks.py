@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
+import itertools
+import signal
 import sys
+import threading
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+
+import torch
 
 from .messages import text
 
@@ -47,17 +54,57 @@ def correct(key: str, **params: object) -> Verdict:
     return Verdict(CORRECT, key, params)
 
 
+class TimeLimit(BaseException):
+    """Raised inside a check when the learner's code runs past the check's time limit.
+
+    A BaseException, so that a learner's `except Exception:` cannot swallow it.
+    """
+
+
+@contextmanager
+def time_limit(seconds: float) -> Iterator[None]:
+    """Stop the code inside after `seconds` with TimeLimit (main thread on POSIX; elsewhere no limit)."""
+    usable = hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
+    if not usable or seconds <= 0:
+        yield
+        return
+
+    def stop(signum: int, frame: object) -> None:
+        raise TimeLimit(seconds)
+
+    previous = signal.signal(signal.SIGALRM, stop)
+    earlier_delay, _ = signal.getitimer(signal.ITIMER_REAL)
+    signal.setitimer(signal.ITIMER_REAL, seconds if not earlier_delay else min(seconds, earlier_delay))
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def bounded(iterable: Iterable[object], limit: int) -> list[object]:
+    """At most `limit` items of the learner's iterable, so that an endless `__iter__` cannot hang a check."""
+    return list(itertools.islice(iter(iterable), limit))
+
+
 class Exercise:
-    """One exercise. Subclasses name the notebook variables they read and judge them in `judge`."""
+    """One exercise. Subclasses name the notebook variables they read and judge them in `judge`.
+
+    `device` is the lab's device, given by the lab when it starts (never read from a notebook variable
+    the learner could rebind). A judge never has to catch the learner's errors itself: `evaluate`
+    turns any exception, and any run past `seconds`, into an "incorrect" verdict with a short reason.
+    """
 
     name = "ex"
     reads: tuple[str, ...] = ()
     hints: tuple[str, ...] = ()
     solution_key = ""
     not_attempted_key = ""
+    seconds = 60.0  # the most a check may spend running the learner's code
 
-    def __init__(self) -> None:
+    def __init__(self, device: torch.device | str | None = None) -> None:
         self._hints_shown = 0
+        self.device = torch.device(device) if device is not None else torch.device("cpu")
 
     def judge(self, **values: object) -> Verdict:  # pragma: no cover - abstract
         """Judge the learner's values; every value is present and not `____`."""
@@ -69,7 +116,16 @@ class Exercise:
         values = {n: given.get(n, namespace.get(n, _MISSING)) for n in self.reads}
         if any(v is _MISSING or isinstance(v, Blank) for v in values.values()):
             return Verdict(NOT_ATTEMPTED, self.not_attempted_key)
-        return self.judge(**values)
+        try:
+            with time_limit(self.seconds):
+                verdict = self.judge(**values)
+        except TimeLimit:
+            return incorrect("check.too_slow", seconds=int(self.seconds))
+        except Exception as error:  # noqa: BLE001 - a check never raises: the learner's code may fail any way
+            return incorrect("check.crashed", error=_short(error))
+        if not isinstance(verdict, Verdict):  # pragma: no cover - a bug in a judge, reported not raised
+            return incorrect("check.crashed", error=f"no verdict ({type(verdict).__name__})")
+        return verdict
 
     def check(self, **given: object) -> None:
         """Print the verdict; names not given are read from the notebook. Never raises for a wrong answer."""
@@ -93,6 +149,11 @@ class Exercise:
         """Print one correct answer."""
         print(text("solution.header"))
         print(text(self.solution_key))
+
+
+def _short(error: BaseException) -> str:
+    first = str(error).strip().splitlines()[0] if str(error).strip() else ""
+    return f"{type(error).__name__}: {first}"[:300] if first else type(error).__name__
 
 
 def _caller_namespace() -> dict[str, object]:

@@ -21,7 +21,7 @@ class Lab:
         self.id = lab
         self.lang = lang
         self.device = device
-        self.exercises: list[Exercise] = exercises_for(lab)
+        self.exercises: list[Exercise] = exercises_for(lab, device)
 
     def reproduce(
         self, expect: str, needs_accelerator: bool = True, example: str | None = None

@@ -46,6 +46,14 @@ CATALOGUE: dict[str, dict[str, str]] = {
         "zh": "提示已经用完。`{name}.solution()` 会给出一种答案。",
     },
     "solution.header": {"en": "One solution:", "zh": "一种解法："},
+    "check.crashed": {
+        "en": "the check could not use your answer: {error}",
+        "zh": "检查无法使用你的答案：{error}",
+    },
+    "check.too_slow": {
+        "en": "your code was still running after {seconds} s of checking (an endless loop?).",
+        "zh": "检查运行了 {seconds} 秒，你的代码仍未结束（是不是死循环？）。",
+    },
     "proof.locked": {
         "en": "The training run waits for your fixes: still open: {open}. "
         "Run the check cells above, fix what they report, then run this cell again.",
@@ -87,8 +95,9 @@ CATALOGUE: dict[str, dict[str, str]] = {
     # --- setup ----------------------------------------------------------------------
     "setup.ready": {"en": "Lab {lab} ready.", "zh": "实验 {lab} 已就绪。"},
     "setup.cpu_note": {
-        "en": "No GPU: every cell still runs. Steps that need a GPU say so and show the error "
-        "as captured on a real GPU.",
-        "zh": "没有 GPU：所有单元仍可运行。需要 GPU 的步骤会说明这一点，并展示在真实 GPU 上捕获的报错。",
+        "en": "No GPU: every cell still runs. A step that needs a GPU says so and shows the error as "
+        "captured on a GPU or, until a GPU has verified this lab, the expected wording, labelled as such.",
+        "zh": "没有 GPU：所有单元照样可以运行。需要 GPU 的步骤会说明这一点，并展示在 GPU 上捕获的报错；"
+        "本实验尚未在 GPU 上验证时，则展示预期的报错文字，并注明这一点。",
     },
 }

@@ -9,6 +9,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+from build_notebooks import code_without_comments, parse  # noqa: E402
+
 SOURCES = sorted((ROOT / "solutions" / "source").glob("*.md"))
 LABS = [s.stem for s in SOURCES]
 LANG_LINE = re.compile(r'^LANG = "(en|zh)"  # this notebook\'s language \("en" or "zh"\)$', re.M)
@@ -43,8 +46,9 @@ def test_code_cells_are_identical_in_both_languages(version, lab):
     en, zh = load(version, "en", lab), load(version, "zh", lab)
     assert [c["cell_type"] for c in en["cells"]] == [c["cell_type"] for c in zh["cells"]]
     # The one allowed difference: the line of the setup cell that chooses the language.
-    en_code = [LANG_LINE.sub("LANG", c) for c in code_cells(en)]
-    zh_code = [LANG_LINE.sub("LANG", c) for c in code_cells(zh)]
+    # Comments may be translated: compare the code token by token, comments removed.
+    en_code = [code_without_comments(LANG_LINE.sub("LANG", c)) for c in code_cells(en)]
+    zh_code = [code_without_comments(LANG_LINE.sub("LANG", c)) for c in code_cells(zh)]
     assert en_code == zh_code
     assert 'LANG = "en"' in code_cells(en)[0] and 'LANG = "zh"' in code_cells(zh)[0]
 
@@ -82,3 +86,24 @@ def test_notebooks_are_committed_clean():
                 assert cell.get("outputs", []) == [] and cell.get("execution_count") is None
             text = other.read_text(encoding="utf-8")
             assert "/work/" not in text and "/home/" not in text and "/root/" not in text
+
+
+def test_comparing_without_comments_still_sees_every_code_difference():
+    base = "x = torch.zeros(3)  # on the CPU\ny = x.to(device)\n"
+    translated = "x = torch.zeros(3)  # 在 CPU 上\n# 注释\ny = x.to(device)"
+    assert code_without_comments(base) == code_without_comments(translated)
+    for changed in ("x = torch.zeros(4)\ny = x.to(device)", "x = torch.zeros(3)\nx.to(device)",
+                    "x = torch.zeros(3)\ny = x.to(device)\nprint(y)", 'x = torch.zeros(3)\ny = x.to("cpu")'):
+        assert code_without_comments(base) != code_without_comments(changed), changed
+    # A '#' inside a string is code, not a comment.
+    assert code_without_comments('s = "a # b"') != code_without_comments('s = "a "')
+
+
+def test_a_chinese_code_twin_must_hold_the_same_code(tmp_path):
+    good = "%% code\nx = 1  # one\n%% code zh\nx = 1  # 一\n"
+    (tmp_path / "good.md").write_text(good, encoding="utf-8")
+    assert [k for k, _ in parse(tmp_path / "good.md")] == ["code", "code zh"]
+    bad = "%% code\nx = 1  # one\n%% code zh\nx = 2  # 二\n"
+    (tmp_path / "bad.md").write_text(bad, encoding="utf-8")
+    with pytest.raises(SystemExit, match="differs from its English twin"):
+        parse(tmp_path / "bad.md")

@@ -6,27 +6,32 @@ From it this script writes four notebooks:
     solutions/en/NN-slug.ipynb   solutions/zh/NN-slug.ipynb   (solved)
     labs/en/NN-slug.ipynb        labs/zh/NN-slug.ipynb        (student: solution regions replaced)
 
-Source syntax: a line `%% md en`, `%% md zh`, `%% code` or `%% setup` starts a cell. Every English
-markdown cell is followed by its Chinese twin, so both languages have the same cells in the same
-order, and code is written once. In code, a region between `### BEGIN SOLUTION` and
-`### END SOLUTION` is the answer; its lines starting with `#> ` are what the student gets instead.
+Source syntax: a line `%% md en`, `%% md zh`, `%% code`, `%% code zh` or `%% setup` starts a cell. Every
+English markdown cell is followed by its Chinese twin, so both languages have the same cells in the same
+order, and code is written once. A `%% code` cell may be followed by a `%% code zh` twin: the same code
+with its comments in Chinese, used in the Chinese notebooks; the generator refuses a twin whose code
+(comments removed, compared token by token) differs from the English cell. In code, a region between
+`### BEGIN SOLUTION` and `### END SOLUTION` is the answer; its lines starting with `#> ` are what the student gets instead.
 `%% setup` is replaced by the setup cell below, the same in every lab.
 
-Regenerate:  python tools/build_notebooks.py        Check freshness:  python tools/build_notebooks.py --check
+Regenerate:  python tools/build_notebooks.py  (one lab: --lab 01-devices)
+Check freshness:  python tools/build_notebooks.py --check
 """
 
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import re
 import sys
+import tokenize
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = ROOT / "solutions" / "source"
 LANGS = ("en", "zh")
-MARKER = re.compile(r"^%% (md en|md zh|code|setup)\s*$")
+MARKER = re.compile(r"^%% (md en|md zh|code zh|code|setup)\s*$")
 STUDENT_LINE = re.compile(r"^(\s*)#> ?(.*)$")
 
 
@@ -75,8 +80,26 @@ lab = start_lab(LAB, lang=LANG)
 device = lab.device'''
 
 
+def code_without_comments(code: str) -> list[str]:
+    """The code's tokens without comments, blank lines or indentation detail: what both languages must share."""
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(code + "\n").readline))
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        # Not plain Python (a shell line, a magic): compare lines with `#` comments cut off.
+        return [line.split("#", 1)[0].rstrip() for line in code.splitlines() if line.split("#", 1)[0].strip()]
+    skip = {tokenize.COMMENT, tokenize.NL, tokenize.INDENT, tokenize.DEDENT, tokenize.ENDMARKER}
+    kept = [(tok.type, tok.string) for tok in tokens if tok.type not in skip]
+    # A comment-only line leaves a NEWLINE behind in some contexts: collapse repeated NEWLINEs.
+    out: list[str] = []
+    for kind, text in kept:
+        if kind == tokenize.NEWLINE and (not out or out[-1] == "\n"):
+            continue
+        out.append("\n" if kind == tokenize.NEWLINE else text)
+    return out
+
+
 def parse(source: Path) -> list[tuple[str, str]]:
-    """The cells of a source file as (kind, text) pairs; kind is 'md en', 'md zh', 'code' or 'setup'."""
+    """The cells of a source file as (kind, text) pairs; kind is 'md en', 'md zh', 'code', 'code zh' or 'setup'."""
     cells: list[tuple[str, list[str]]] = []
     for number, line in enumerate(source.read_text(encoding="utf-8").splitlines(), 1):
         found = MARKER.match(line)
@@ -94,6 +117,16 @@ def parse(source: Path) -> list[tuple[str, str]]:
             raise SystemExit(f"{source}: English cell {i} has no Chinese twin right after it")
         if kind == "md zh" and previous != "md en":
             raise SystemExit(f"{source}: Chinese cell {i} has no English twin right before it")
+        if kind == "code zh" and previous != "code":
+            raise SystemExit(f"{source}: Chinese code cell {i} does not follow a `%% code` cell")
+        if kind == "code zh":
+            english = parsed[i - 1][1]
+            for version in (0, 1):  # the solution, then the student version
+                en_code = split_solution(english, source)[version]
+                zh_code = split_solution(parsed[i][1], source)[version]
+                if code_without_comments(en_code) != code_without_comments(zh_code):
+                    raise SystemExit(f"{source}: Chinese code cell {i} differs from its English twin in code, "
+                                     "not only in comments")
     return parsed
 
 
@@ -169,6 +202,10 @@ def build(source: Path) -> dict[Path, str]:
                     if kind == f"md {lang}":
                         cells.append(markdown_cell(body, index))
                     continue
+                if kind == "code zh":
+                    continue  # used in place of the English cell before it
+                if kind == "code" and lang == "zh" and index + 1 < len(parsed) and parsed[index + 1][0] == "code zh":
+                    body = parsed[index + 1][1]
                 if kind == "setup":
                     body = SETUP.format(lang=lang, lab=lab, repo=repo_url())
                 solution, student = split_solution(body, source)
@@ -190,7 +227,14 @@ def main() -> int:
     """Write the notebooks, or with --check report the stale ones and fail."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="fail if a generated notebook is stale")
+    parser.add_argument("--lab", help="only this lab (e.g. 01-devices): write its four notebooks, nothing else")
     args = parser.parse_args()
+    if args.lab and not args.check:
+        for path, text in build(SOURCES / f"{args.lab}.md").items():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+        print(f"wrote the 4 notebooks of {args.lab}")
+        return 0
     outputs = all_outputs()
     generated_dirs = [ROOT / v / lang for v in ("solutions", "labs") for lang in LANGS]
     strays = [p for d in generated_dirs if d.exists() for p in d.glob("*.ipynb") if p not in outputs]

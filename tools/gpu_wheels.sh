@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Prepare the wheels that tools/gpu_check.py needs on the `device` tool's H200 (Python 3.12, torch,
-# timm and pytest installed there, no network): nbval, ipykernel and what they pull in, plus this
-# course's helper package. They land in .whl/ (ignored by git); see the README's GPU section.
+# Prepare the wheels that tools/gpu_check.py needs on a CUDA machine without network access (Python 3.12,
+# with torch, timm and pytest installed): nbval, ipykernel and what they pull in, plus this course's
+# helper package. They land in .whl/ (ignored by git); see the README's GPU section.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 grep -qx '/.whl/' .git/info/exclude 2>/dev/null || echo '/.whl/' >> .git/info/exclude

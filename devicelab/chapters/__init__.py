@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import importlib
 
+import torch
+
 from ..checks import Exercise
 
 MODULES = {
@@ -14,7 +16,7 @@ MODULES = {
 }
 
 
-def exercises_for(lab: str) -> list[Exercise]:
-    """The exercises of a lab, in the order the notebook uses them."""
+def exercises_for(lab: str, device: torch.device | str | None = None) -> list[Exercise]:
+    """The exercises of a lab, in the order the notebook uses them, judging for the lab's `device`."""
     module = importlib.import_module(f"{__name__}.{MODULES[lab]}")
-    return [cls() for cls in module.EXERCISES]
+    return [cls(device) for cls in module.EXERCISES]

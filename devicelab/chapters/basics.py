@@ -2,17 +2,25 @@
 
 from __future__ import annotations
 
+import types
 from dataclasses import dataclass
 
 import torch
 from torch import nn
 
 from .. import messages
-from ..checks import NOT_ATTEMPTED, Blank, Exercise, Verdict, correct, incorrect
+from ..checks import CORRECT, NOT_ATTEMPTED, Blank, Exercise, Verdict, bounded, correct, incorrect
 from ..devices import same_device, tensors_off
 
 WHERE, YES_NO = "where", "yes_no"
 WHERE_ANSWERS = ("cpu", "target")
+META = torch.device("meta")
+
+
+def lab_target(device: torch.device | str) -> torch.device:
+    """Where the lab moves things: its accelerator, or `meta` standing in for one on a CPU-only machine."""
+    device = torch.device(device)
+    return META if device.type == "cpu" else device
 
 
 @dataclass(frozen=True)
@@ -39,17 +47,6 @@ def _as_device(value: object) -> torch.device | None:
         return value if isinstance(value, torch.device) else torch.device(str(value))
     except (RuntimeError, TypeError, ValueError):
         return None
-
-
-def _target_problem(target: object) -> tuple[torch.device | None, Verdict | None]:
-    # `target` is where the lab moves things: the GPU, or `meta` standing in for one. On the CPU
-    # itself a move changes nothing, and no question could tell "cpu" from "target".
-    device = _as_device(target)
-    if device is None:
-        return None, incorrect("ch01.target_not_device", got=repr(target))
-    if device.type == "cpu":
-        return None, incorrect("ch01.target_cpu")
-    return device, None
 
 
 def _where(device: torch.device, target: torch.device) -> str:
@@ -79,41 +76,53 @@ def _prediction(answer: object, kind: str, target: torch.device) -> object | Non
     return None
 
 
-class PredictThenRun(Exercise):
+class _LabExercise(Exercise):
+    """An exercise of this lab: besides the answer, the notebook must still run the proof as written."""
+
+    seconds = 20.0  # the checks run the learner's code on two tiny models: milliseconds when it is right
+
+    def evaluate(self, namespace: dict[str, object] | None = None, **given: object) -> Verdict:
+        """The verdict; a right answer also needs the notebook's `device` and the default device untouched."""
+        verdict = super().evaluate(namespace, **given)
+        if verdict.status != CORRECT:
+            return verdict
+        default = torch.get_default_device()
+        if default.type != "cpu":
+            return incorrect("ch01.default_device", got=default)
+        notebook_device = (namespace or {}).get("device", self.device)
+        found = _as_device(notebook_device) if isinstance(notebook_device, (str, torch.device)) else None
+        if found is None or not same_device(found, self.device):
+            return incorrect("ch01.device_rebound", got=repr(notebook_device), device=self.device)
+        return verdict
+
+
+class PredictThenRun(_LabExercise):
     """Exercise 1: predict where tensors and models end up; the check runs each snippet to know."""
 
     name = "ex1"
-    reads = (*(f"answer_{i}" for i in range(1, len(QUESTIONS) + 1)), "target")
+    reads = tuple(f"answer_{i}" for i in range(1, len(QUESTIONS) + 1))
     hints = ("ch01.ex1.hint1", "ch01.ex1.hint2", "ch01.ex1.hint3")
     solution_key = "ch01.ex1.solution"
     not_attempted_key = "ch01.ex1.todo"
 
-    def judge(self, target: object, **answers: object) -> Verdict:
-        device, problem = _target_problem(target)
-        if problem is not None:
-            return problem
+    def judge(self, **answers: object) -> Verdict:
+        target = lab_target(self.device)  # the lab's own, never the notebook's `target` variable
         wrong = []
         for number, question in enumerate(QUESTIONS, 1):
             name = f"answer_{number}"
-            predicted = _prediction(answers[name], question.kind, device)
+            predicted = _prediction(answers[name], question.kind, target)
             if predicted is None:
                 key = "ch01.ex1.bad_where" if question.kind == WHERE else "ch01.ex1.bad_yes_no"
                 return incorrect(key, name=name, got=repr(answers[name]))
-            try:
-                real = truth(question, device)
-            except Exception as error:  # noqa: BLE001 - a broken target fails any way
-                return incorrect("ch01.target_broken", target=device, error=f"{type(error).__name__}: {error}")
+            with torch.device("cpu"):  # the questions ask about tensors created without device=
+                real = truth(question, target)
             if predicted != real:
                 wrong.append(number)
         if wrong:
             return incorrect(
-                "ch01.ex1.wrong",
-                n=len(wrong),
-                total=len(QUESTIONS),
-                which=", ".join(map(str, wrong)),
-                target=device,
+                "ch01.ex1.wrong", n=len(wrong), total=len(QUESTIONS), which=", ".join(map(str, wrong)), target=target
             )
-        return correct("ch01.ex1.ok", total=len(QUESTIONS), target=device)
+        return correct("ch01.ex1.ok", total=len(QUESTIONS), target=target)
 
 
 def _check_model() -> nn.Module:
@@ -121,70 +130,107 @@ def _check_model() -> nn.Module:
     return nn.Sequential(nn.Linear(2, 8), nn.BatchNorm1d(8), nn.ReLU(), nn.Linear(8, 2))
 
 
-class MoveEverything(Exercise):
-    """Exercise 2: a `to_device` that keeps what `.to()` returns, for the model and the batch."""
+def _three(result: object) -> list[object] | None:
+    # What `model, inputs, labels = result` would unpack, read without running an endless iterator.
+    if isinstance(result, (tuple, list)):
+        return list(result)
+    if isinstance(result, types.GeneratorType):
+        return bounded(result, 4)
+    return None
+
+
+class MoveEverything(_LabExercise):
+    """Exercise 2: a `to_device` that keeps what `.to()` returns, for the model and the batch.
+
+    The check calls the learner's function as the proof does, on a fresh CPU model and batch, once for
+    each probe device: `meta` (a second device on every machine) and the lab's device. A function that
+    moves to a notebook variable instead of its `device` argument fails one of the two probes.
+    """
 
     name = "ex2"
-    reads = ("to_device", "target")
+    reads = ("to_device",)
     hints = ("ch01.ex2.hint1", "ch01.ex2.hint2", "ch01.ex2.hint3")
     solution_key = "ch01.ex2.solution"
     not_attempted_key = "ch01.ex2.todo"
     host = torch.device("cpu")  # where a DataLoader hands out batches and where models are built
 
-    def judge(self, to_device: object, target: object) -> Verdict:
+    def probes(self) -> list[torch.device]:
+        """The devices the function is asked to move to: the lab's target, then the others."""
+        found: list[torch.device] = []
+        for device in (lab_target(self.device), META, self.device):
+            if not any(same_device(device, other) for other in found):
+                found.append(device)
+        return found
+
+    def judge(self, to_device: object) -> Verdict:
         if not callable(to_device):
             return incorrect("ch01.ex2.not_function")
-        device, problem = _target_problem(target)
-        if problem is not None:
-            return problem
+        for device in self.probes():
+            verdict = self._probe(to_device, device)
+            if verdict is not None:
+                return verdict
+        return correct("ch01.ex2.ok")
+
+    def _probe(self, to_device: object, device: torch.device) -> Verdict | None:
+        # None when `to_device(model, inputs, labels, device)` behaves as the proof needs.
         torch.manual_seed(0)
         model = _check_model()
+        params = list(model.parameters())
+        before = [(p.dtype, p.detach().clone()) for p in params]
         inputs = torch.randn(5, 2, device=self.host)
         labels = torch.randint(0, 2, (5,), device=self.host)
         given = (inputs.clone(), labels.clone())
         try:
             result = to_device(model, inputs, labels, device)
         except Exception as error:  # noqa: BLE001 - the learner's code may fail any way
-            return incorrect("ch01.ex2.raised", error=f"{type(error).__name__}: {error}")
+            return incorrect("ch01.ex2.raised", device=device, error=f"{type(error).__name__}: {error}"[:300])
         if isinstance(result, Blank):
             return Verdict(NOT_ATTEMPTED, self.not_attempted_key)
-        if not isinstance(result, (tuple, list)) or len(result) != 3:
+        three = _three(result)
+        if three is None or len(three) != 3:
             return incorrect("ch01.ex2.not_three", got=type(result).__name__)
-        got_model, got_inputs, got_labels = result
+        got_model, got_inputs, got_labels = three
         if not (
             isinstance(got_model, nn.Module)
             and isinstance(got_inputs, torch.Tensor)
             and isinstance(got_labels, torch.Tensor)
         ):
-            return incorrect("ch01.ex2.order", got=", ".join(type(r).__name__ for r in result))
+            return incorrect("ch01.ex2.order", got=", ".join(type(r).__name__ for r in three))
         off = tensors_off(got_model, device)
         if off:
             total = len([*got_model.parameters(), *got_model.buffers()])
             return incorrect("ch01.ex2.model", n=len(off), total=total, found=off[0].device, device=device)
+        if {id(p) for p in got_model.parameters()} != {id(p) for p in params}:
+            return incorrect("ch01.ex2.copy")
+        for param, (dtype, values) in zip(params, before):
+            if param.dtype != dtype or (device.type != "meta" and not torch.equal(param.detach().cpu(), values)):
+                return incorrect("ch01.ex2.model_changed")
         for what, got, original in (("inputs", got_inputs, given[0]), ("labels", got_labels, given[1])):
             if not same_device(got.device, device):
                 return incorrect("ch01.ex2.left_behind", what=what, found=got.device, device=device)
             if got.shape != original.shape or got.dtype != original.dtype:
                 return incorrect("ch01.ex2.changed", what=what)
-            if got.device.type != "meta" and not torch.equal(got.cpu(), original):
+            if got.device.type != "meta" and not torch.equal(got.detach().cpu(), original):
                 return incorrect("ch01.ex2.changed", what=what)
-        return correct("ch01.ex2.ok", device=device)
+        return None
 
 
-def addmm_check_message() -> str | None:
+def addmm_check_message(model_device: str = "meta", input_device: str = "cpu") -> str | None:
     """The installed torch's wording of addmm's CUDA device check, raised on any machine (None if unsupported).
 
     Called directly, the CUDA kernel of addmm first checks that its tensors share a device. A `meta`
     tensor stands in for the GPU: the message says `meta` where a GPU says `cuda:0`, and it is raised
     before anything needs a GPU. The arguments are those nn.Linear passes: bias, input (mat1), weight.t().
+    By default the layer is "on the GPU" and its input on the CPU; swap the devices for a layer left on
+    the CPU fed an input "on the GPU".
     """
     try:
         cuda_kernel = torch._C.DispatchKeySet(torch._C.DispatchKey.CUDA)
         torch.ops.aten.addmm.default.redispatch(
             cuda_kernel,
-            torch.zeros(2, device="meta"),  # bias, "on the GPU"
-            torch.zeros(4, 2),  # the input, left on the CPU
-            torch.zeros(2, 2, device="meta"),  # weight.t(), "on the GPU"
+            torch.zeros(2, device=model_device),  # the layer's bias
+            torch.zeros(4, 2, device=input_device),  # the layer's input: mat1
+            torch.zeros(2, 2, device=model_device),  # the layer's weight.t(): mat2
         )
     except RuntimeError as error:
         return str(error)
@@ -198,20 +244,18 @@ EXERCISES = [PredictThenRun, MoveEverything]
 messages.add(
     {
         # both exercises
-        "ch01.target_cpu": {
-            "en": "`target` is the CPU, where a move changes nothing. Run the cell that defines "
-            "`target` again: it is your GPU, or the `meta` device without one.",
-            "zh": "`target` 是 CPU，移动到那里什么也不会改变。请重新运行定义 `target` 的单元：有 GPU 时它是 GPU，"
-            "没有 GPU 时是 `meta` 设备。",
+        "ch01.default_device": {
+            "en": "your answer is right, but the notebook's default device is now {got}: the training cell "
+            "builds its data without `device=` and needs it to be the CPU. Undo `torch.set_default_device`.",
+            "zh": "答案本身没错，但笔记本的默认设备现在是 {got}：训练单元创建数据时没有传 `device=`，"
+            "需要默认设备是 CPU。"
+            "请撤销 `torch.set_default_device` 的改动。",
         },
-        "ch01.target_not_device": {
-            "en": "`target` should be a device, but it is {got}. Run the cell that defines it again.",
-            "zh": "`target` 应该是一个设备，但它是 {got}。请重新运行定义它的单元。",
-        },
-        "ch01.target_broken": {
-            "en": "the snippets could not run with `target` = {target}: {error}. Run the cell that "
-            "defines `target` again.",
-            "zh": "`target` = {target} 时这些代码片段无法运行：{error}。请重新运行定义 `target` 的单元。",
+        "ch01.device_rebound": {
+            "en": "your answer is right, but the notebook's `device` is now {got} instead of the lab's {device}, "
+            "and the training cell uses it. Leave `device` as the setup cell set it (run that cell again).",
+            "zh": "答案本身没错，但笔记本里的 `device` 现在是 {got}，不再是本实验选定的 {device}，而训练单元要用它。"
+            "请保持 setup 单元设定的 `device`（重新运行那个单元即可）。",
         },
         # exercise 1
         "ch01.ex1.todo": {
@@ -224,35 +268,35 @@ messages.add(
         },
         "ch01.ex1.bad_yes_no": {
             "en": "`{name}` should be True or False (without quotes), not {got}.",
-            "zh": "`{name}` 应该是 True 或 False（不带引号），而不是 {got}。",
+            "zh": "`{name}` 应该是 True 或 False（不加引号），而不是 {got}。",
         },
         "ch01.ex1.wrong": {
             "en": "{n} of the {total} predictions do not match what PyTorch does with `target` = "
             "{target}: question {which}. Run the cell below the check to see what happens.",
-            "zh": "{total} 个预测中有 {n} 个与 PyTorch 在 `target` = {target} 时的实际行为不符：第 {which} 题。"
-            "运行检查单元下面的那个单元，看看实际发生了什么。",
+            "zh": "{total} 个预测里有 {n} 个和 PyTorch 在 `target` = {target} 时的实际结果不符：第 {which} 题。"
+            "运行检查单元下面那个单元，看看实际发生了什么。",
         },
         "ch01.ex1.ok": {
             "en": "all {total} predictions match what PyTorch does with `target` = {target}.",
-            "zh": "{total} 个预测全部与 PyTorch 在 `target` = {target} 时的实际行为一致。",
+            "zh": "{total} 个预测全部和 PyTorch 在 `target` = {target} 时的实际结果一致。",
         },
         "ch01.ex1.hint1": {
             "en": "`Tensor.to()` and `Module.to()` differ in one thing: one changes the object you call "
             "it on, the other hands you a new object and leaves the old one as it was.",
-            "zh": "`Tensor.to()` 和 `Module.to()` 有一点不同：一个改变你调用它的那个对象，另一个交给你一个新对象，"
-            "原来的对象保持不变。",
+            "zh": "`Tensor.to()` 和 `Module.to()` 有一处关键区别：一个直接修改调用它的对象，另一个返回一个新对象，"
+            "原对象保持不变。",
         },
         "ch01.ex1.hint2": {
             "en": "`Module.to()` moves the parameters and buffers in place and returns the module itself. "
             "`Tensor.to()` returns a moved copy; the tensor you called it on stays where it was.",
-            "zh": "`Module.to()` 原地移动参数和缓冲区，并返回模块本身。`Tensor.to()` 返回一个移动后的副本；"
-            "你调用它的那个张量留在原处。",
+            "zh": "`Module.to()` 就地移动参数和缓冲区，并返回模块本身。`Tensor.to()` 返回移动后的副本；"
+            "调用它的那个张量还在原来的设备上。",
         },
         "ch01.ex1.hint3": {
             "en": "A tensor created without `device=` is on the CPU. When a tensor already has the device "
             "(and dtype) you ask for, `Tensor.to()` has nothing to copy: what does it return then?",
-            "zh": "创建时没有指定 `device=` 的张量在 CPU 上。当张量已经在你要求的设备上（数据类型也相同）时，"
-            "`Tensor.to()` 没有东西要复制：那它返回什么？",
+            "zh": "创建时没传 `device=` 的张量在 CPU 上。如果张量已经在目标设备上（数据类型也一样），"
+            "`Tensor.to()` 就没有什么可复制的：这时它返回什么？",
         },
         "ch01.ex1.solution": {
             "en": 'answer_1 = "cpu"\nanswer_2 = "cpu"\nanswer_3 = "target"\nanswer_4 = "target"\n'
@@ -263,15 +307,15 @@ messages.add(
         # exercise 2
         "ch01.ex2.todo": {
             "en": "fix `to_device` (it still returns `____`).",
-            "zh": "修复 `to_device`（它现在还返回 `____`）。",
+            "zh": "修好 `to_device`（它现在还返回 `____`）。",
         },
         "ch01.ex2.not_function": {
             "en": "`to_device` should be a function.",
             "zh": "`to_device` 应该是一个函数。",
         },
         "ch01.ex2.raised": {
-            "en": "`to_device` raised an error on a test model and batch: {error}",
-            "zh": "`to_device` 在测试用的模型和批次上抛出了错误：{error}",
+            "en": "called with a test model and batch and device={device}, `to_device` raised an error: {error}",
+            "zh": "用一个测试模型、一个批次和 device={device} 调用 `to_device` 时，它报错了：{error}",
         },
         "ch01.ex2.not_three": {
             "en": "`to_device` should return three things (the model, the inputs, the labels), "
@@ -281,37 +325,54 @@ messages.add(
         "ch01.ex2.order": {
             "en": "`to_device` should return the model, the inputs and the labels, in this order; "
             "it returned: {got}.",
-            "zh": "`to_device` 应该按顺序返回模型、输入和标签；它返回的是：{got}。",
+            "zh": "`to_device` 应该按模型、输入、标签的顺序返回；它返回的是：{got}。",
         },
         "ch01.ex2.model": {
-            "en": "{n} of the {total} parameters and buffers of the returned model are on {found}, "
-            "not on {device}.",
-            "zh": "返回的模型的 {total} 个参数和缓冲区中，有 {n} 个在 {found} 上，而不是在 {device} 上。",
+            "en": "called with device={device}, `to_device` returns a model with {n} of its {total} parameters "
+            "and buffers on {found}.",
+            "zh": "以 device={device} 调用时，`to_device` 返回的模型有 {total} 个参数和缓冲区，"
+            "其中 {n} 个在 {found} 上。",
+        },
+        "ch01.ex2.copy": {
+            "en": "the model `to_device` returns is not the one it was given (its parameters are other "
+            "objects). The training cell builds its optimizer before the loop, from the model it passes "
+            "in: that optimizer would update parameters the returned model does not use, and nothing "
+            "would learn.",
+            "zh": "`to_device` 返回的模型不是传进去的那个（参数是另外一批对象）。训练单元在循环开始前就用传入的模型"
+            "创建了优化器：优化器更新的参数，返回的模型根本不用，模型什么也学不到。",
+        },
+        "ch01.ex2.model_changed": {
+            "en": "the model comes back with other weights or another dtype: only its device should change.",
+            "zh": "返回的模型权重或数据类型变了：应该只改变它所在的设备。",
         },
         "ch01.ex2.left_behind": {
-            "en": "the `{what}` come back on {found}, not on {device}.",
-            "zh": "返回的 `{what}` 在 {found} 上，而不是在 {device} 上。",
+            "en": "called with device={device}, `to_device` returns the `{what}` on {found}.",
+            "zh": "以 device={device} 调用时，`to_device` 返回的 `{what}` 在 {found} 上。",
         },
         "ch01.ex2.changed": {
             "en": "the `{what}` come back changed (shape, dtype or values): only their device should change.",
-            "zh": "返回的 `{what}` 被改变了（形状、数据类型或数值）：只应该改变它们所在的设备。",
+            "zh": "返回的 `{what}` 被改动了（形状、数据类型或数值）：应该只改变它们所在的设备。",
         },
         "ch01.ex2.ok": {
-            "en": "the model, the inputs and the labels all come back on {device}.",
-            "zh": "模型、输入和标签返回时都在 {device} 上。",
+            "en": "whatever device `to_device` is given, the model (the same object, so an optimizer built from "
+            "it still trains it), the inputs and the labels all come back on that device.",
+            "zh": "无论传给 `to_device` 的是哪个设备，模型（还是原来那个对象，之前创建的优化器照样能训练它）、"
+            "输入和标签都会回到那个设备上。",
         },
         "ch01.ex2.hint1": {
-            "en": "One of the seed's three lines works as it is; the other two throw away their result.",
-            "zh": "原文的三行代码里有一行本身就能起作用；另外两行把结果扔掉了。",
+            "en": "One of the blog post's three lines works as it is; the other two throw away their result.",
+            "zh": "博客里的三行代码，有一行照原样就能生效；另外两行把结果丢掉了。",
         },
         "ch01.ex2.hint2": {
             "en": "`Tensor.to()` returns a new tensor: keep it under the same name "
-            "(`inputs = inputs.to(device)`).",
-            "zh": "`Tensor.to()` 返回一个新张量：用同一个名字把它保存下来（`inputs = inputs.to(device)`）。",
+            "(`inputs = inputs.to(device)`). Move to the function's own `device` argument, "
+            "whatever the notebook's variables say.",
+            "zh": "`Tensor.to()` 返回一个新张量：用同一个变量名接住它（`inputs = inputs.to(device)`）。"
+            "要移到函数自己的参数 `device` 上，不要用笔记本里的同名变量。",
         },
         "ch01.ex2.hint3": {
             "en": "Then return the three of them: `return model, inputs, labels`.",
-            "zh": "然后把三者一起返回：`return model, inputs, labels`。",
+            "zh": "最后把三者一起返回：`return model, inputs, labels`。",
         },
         "ch01.ex2.solution": {
             "en": "model.to(device)\ninputs = inputs.to(device)\nlabels = labels.to(device)\n"

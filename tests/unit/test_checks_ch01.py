@@ -10,7 +10,7 @@ import torch
 from torch import nn
 
 import devicelab
-from devicelab.chapters.basics import EXERCISES, QUESTIONS, MoveEverything, PredictThenRun, truth
+from devicelab.chapters.basics import EXERCISES, QUESTIONS, MoveEverything, PredictThenRun, lab_target, truth
 from devicelab.checks import CORRECT, INCORRECT, NOT_ATTEMPTED
 from devicelab.messages import CATALOGUE, set_language, text
 
@@ -25,6 +25,20 @@ RIGHT = {"answer_1": "cpu", "answer_2": "cpu", "answer_3": "target", "answer_4":
 def verdict_of(exercise, **values):
     verdict = exercise.evaluate(**values)
     return verdict.status, verdict.key
+
+
+def verdict_of_namespace(exercise, namespace):
+    verdict = exercise.evaluate(namespace)
+    return verdict.status, verdict.key
+
+
+@pytest.fixture
+def default_device_restored():
+    old = torch.get_default_device()
+    try:
+        yield
+    finally:
+        torch.set_default_device(old)
 
 
 # --- exercise 1: predict, then run ---------------------------------------------------------------
@@ -52,58 +66,71 @@ def test_ex1_every_snippet_appears_in_the_lab_as_shown_and_as_run():
 
 def test_ex1_not_attempted_while_any_answer_is_blank_or_missing():
     ex = PredictThenRun()
-    assert verdict_of(ex, target=META) == (NOT_ATTEMPTED, "ch01.ex1.todo")
-    assert verdict_of(ex, **{**RIGHT, "answer_4": devicelab.____}, target=META) == (NOT_ATTEMPTED, "ch01.ex1.todo")
+    assert verdict_of(ex) == (NOT_ATTEMPTED, "ch01.ex1.todo")
+    assert verdict_of(ex, **{**RIGHT, "answer_4": devicelab.____}) == (NOT_ATTEMPTED, "ch01.ex1.todo")
     partial = {k: v for k, v in RIGHT.items() if k != "answer_6"}
-    assert verdict_of(ex, **partial, target=META) == (NOT_ATTEMPTED, "ch01.ex1.todo")
+    assert verdict_of(ex, **partial) == (NOT_ATTEMPTED, "ch01.ex1.todo")
 
 
 def test_ex1_believing_that_a_discarded_tensor_to_moves_the_tensor_is_incorrect():
-    verdict = PredictThenRun().evaluate(**{**RIGHT, "answer_2": "target"}, target=META)
+    verdict = PredictThenRun().evaluate(**{**RIGHT, "answer_2": "target"})
     assert (verdict.status, verdict.key) == (INCORRECT, "ch01.ex1.wrong")
     assert verdict.params == {"n": 1, "total": 6, "which": "2", "target": META}
 
 
 def test_ex1_several_wrong_predictions_are_all_named_without_the_answers():
     answers = {**RIGHT, "answer_1": "target", "answer_4": "cpu", "answer_5": False, "answer_6": False}
-    verdict = PredictThenRun().evaluate(**answers, target=META)
+    verdict = PredictThenRun().evaluate(**answers)
     assert (verdict.key, verdict.params["n"], verdict.params["which"]) == ("ch01.ex1.wrong", 4, "1, 4, 5, 6")
     assert "cpu" not in verdict.message().split("target` = meta")[1]  # the right answers are not given
 
 
 def test_ex1_an_answer_that_is_not_cpu_or_target_is_incorrect():
-    verdict = PredictThenRun().evaluate(**{**RIGHT, "answer_3": "gpu"}, target=META)
+    verdict = PredictThenRun().evaluate(**{**RIGHT, "answer_3": "gpu"})
     assert (verdict.key, verdict.params) == ("ch01.ex1.bad_where", {"name": "answer_3", "got": "'gpu'"})
 
 
 def test_ex1_a_quoted_true_is_incorrect():
-    verdict = PredictThenRun().evaluate(**{**RIGHT, "answer_5": "True"}, target=META)
+    verdict = PredictThenRun().evaluate(**{**RIGHT, "answer_5": "True"})
     assert (verdict.key, verdict.params) == ("ch01.ex1.bad_yes_no", {"name": "answer_5", "got": "'True'"})
 
 
 def test_ex1_the_targets_own_name_counts_as_target():
     answers = {**RIGHT, "answer_3": "meta", "answer_4": META, "answer_1": " CPU "}
-    assert verdict_of(PredictThenRun(), **answers, target=META) == (CORRECT, "ch01.ex1.ok")
+    assert verdict_of(PredictThenRun(), **answers) == (CORRECT, "ch01.ex1.ok")
 
 
-def test_ex1_a_cpu_target_cannot_tell_the_answers_apart_and_is_refused():
-    assert verdict_of(PredictThenRun(), **RIGHT, target=CPU) == (INCORRECT, "ch01.target_cpu")
-    assert verdict_of(PredictThenRun(), **RIGHT, target="cpu") == (INCORRECT, "ch01.target_cpu")
+def test_ex1_judges_with_the_labs_target_not_the_notebooks_variable():
+    # A notebook whose `target` was rebound to the CPU: the check still asks about meta (the lab's target).
+    notebook = {**RIGHT, "target": CPU, "device": CPU}
+    assert verdict_of_namespace(PredictThenRun(CPU), notebook) == (CORRECT, "ch01.ex1.ok")
+    everything_cpu = {**notebook, "answer_3": "cpu", "answer_4": "cpu"}
+    assert verdict_of_namespace(PredictThenRun(CPU), everything_cpu) == (INCORRECT, "ch01.ex1.wrong")
 
 
-def test_ex1_a_target_that_is_not_a_device_is_refused():
-    verdict = PredictThenRun().evaluate(**RIGHT, target=42)
-    assert (verdict.key, verdict.params) == ("ch01.target_not_device", {"got": "42"})
+def test_ex1_on_an_accelerator_the_target_is_the_labs_device():
+    assert lab_target(torch.device("cuda")) == torch.device("cuda")
+    assert lab_target(torch.device("mps")) == torch.device("mps")
+    assert lab_target(CPU) == META
 
 
-@pytest.mark.skipif(torch.cuda.is_available(), reason="needs a machine where moving to cuda fails")
-def test_ex1_a_target_the_machine_does_not_have_is_reported():
-    verdict = PredictThenRun().evaluate(**RIGHT, target=torch.device("cuda"))
-    assert (verdict.status, verdict.key) == (INCORRECT, "ch01.target_broken")
+def test_ex1_a_rebound_notebook_device_is_incorrect_even_with_right_answers():
+    verdict = PredictThenRun(CPU).evaluate({**RIGHT, "device": META})
+    assert (verdict.status, verdict.key) == (INCORRECT, "ch01.device_rebound")
+    verdict = PredictThenRun(CPU).evaluate({**RIGHT, "device": "cuda"})
+    assert (verdict.status, verdict.key) == (INCORRECT, "ch01.device_rebound")
+    assert verdict_of_namespace(PredictThenRun(CPU), {**RIGHT, "device": "cpu"}) == (CORRECT, "ch01.ex1.ok")
+
+
+def test_ex1_a_changed_default_device_is_incorrect_even_with_right_answers(default_device_restored):
+    torch.set_default_device(META)
+    answers = {**RIGHT, "answer_1": "target"}  # what torch.zeros(3) would now give
+    assert verdict_of(PredictThenRun(), **answers) == (INCORRECT, "ch01.ex1.wrong")  # asked about the CPU default
+    assert verdict_of(PredictThenRun(), **RIGHT) == (INCORRECT, "ch01.default_device")
 
 
 def test_ex1_the_right_predictions_are_correct():
-    verdict = PredictThenRun().evaluate(**RIGHT, target=META)
+    verdict = PredictThenRun().evaluate(**RIGHT)
     assert (verdict.status, verdict.key, verdict.params) == (CORRECT, "ch01.ex1.ok", {"total": 6, "target": META})
 
 
@@ -166,25 +193,25 @@ def still_a_stub(model, inputs, labels, device):
 
 def test_ex2_not_attempted_when_missing_blank_or_still_returning_the_blank():
     ex = MoveEverything()
-    assert verdict_of(ex, target=META) == (NOT_ATTEMPTED, "ch01.ex2.todo")
-    assert verdict_of(ex, to_device=devicelab.____, target=META) == (NOT_ATTEMPTED, "ch01.ex2.todo")
-    assert verdict_of(ex, to_device=still_a_stub, target=META) == (NOT_ATTEMPTED, "ch01.ex2.todo")
+    assert verdict_of(ex) == (NOT_ATTEMPTED, "ch01.ex2.todo")
+    assert verdict_of(ex, to_device=devicelab.____) == (NOT_ATTEMPTED, "ch01.ex2.todo")
+    assert verdict_of(ex, to_device=still_a_stub) == (NOT_ATTEMPTED, "ch01.ex2.todo")
 
 
 def test_ex2_the_seeds_lines_are_incorrect_the_inputs_stay_on_the_cpu():
     assert MoveEverything.host == CPU  # where a DataLoader hands out batches
-    verdict = MoveEverything().evaluate(to_device=the_seeds_lines, target=META)
+    verdict = MoveEverything().evaluate(to_device=the_seeds_lines)
     assert (verdict.status, verdict.key) == (INCORRECT, "ch01.ex2.left_behind")
     assert verdict.params == {"what": "inputs", "found": CPU, "device": META}
 
 
 def test_ex2_a_discarded_labels_move_is_incorrect():
-    verdict = MoveEverything().evaluate(to_device=forgets_the_labels, target=META)
+    verdict = MoveEverything().evaluate(to_device=forgets_the_labels)
     assert (verdict.key, verdict.params) == ("ch01.ex2.left_behind", {"what": "labels", "found": CPU, "device": META})
 
 
 def test_ex2_a_model_left_on_the_cpu_is_incorrect_and_counted():
-    verdict = MoveEverything().evaluate(to_device=forgets_the_model, target=META)
+    verdict = MoveEverything().evaluate(to_device=forgets_the_model)
     assert (verdict.status, verdict.key) == (INCORRECT, "ch01.ex2.model")
     # two linear layers (weight, bias each), batch norm (weight, bias, running mean, var, batches tracked)
     assert verdict.params == {"n": 9, "total": 9, "found": CPU, "device": META}
@@ -202,7 +229,7 @@ def test_ex2_a_model_left_on_the_cpu_is_incorrect_and_counted():
 def test_ex2_other_wrong_fixes_are_incorrect(to_device, key):
     if to_device is moves_to_a_fixed_device and torch.cuda.is_available():
         pytest.skip("on a CUDA machine moving to 'cuda' works")
-    assert verdict_of(MoveEverything(), to_device=to_device, target=META) == (INCORRECT, key)
+    assert verdict_of(MoveEverything(), to_device=to_device) == (INCORRECT, key)
 
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="meta holds no values: needs a CUDA GPU")
@@ -213,11 +240,11 @@ def test_ex2_new_values_are_incorrect_where_the_target_holds_values():
 
 def test_ex2_on_meta_only_device_shape_and_dtype_can_be_compared():
     # meta holds no values: new zeros of the right shape cannot be told from the moved inputs there.
-    assert verdict_of(MoveEverything(), to_device=swaps_the_inputs_for_new_ones, target=META)[0] == CORRECT
+    assert verdict_of(MoveEverything(), to_device=swaps_the_inputs_for_new_ones)[0] == CORRECT
 
 
 def test_ex2_something_that_is_not_a_function_is_incorrect():
-    assert verdict_of(MoveEverything(), to_device="to", target=META) == (INCORRECT, "ch01.ex2.not_function")
+    assert verdict_of(MoveEverything(), to_device="to") == (INCORRECT, "ch01.ex2.not_function")
 
 
 def test_ex2_a_cpu_target_is_refused():
@@ -226,7 +253,7 @@ def test_ex2_a_cpu_target_is_refused():
 
 @pytest.mark.parametrize("to_device", [fixed, fixed_by_assigning_everything])
 def test_ex2_keeping_what_to_returns_is_correct(to_device):
-    verdict = MoveEverything().evaluate(to_device=to_device, target=META)
+    verdict = MoveEverything().evaluate(to_device=to_device)
     assert (verdict.status, verdict.key, verdict.params) == (CORRECT, "ch01.ex2.ok", {"device": META})
 
 
@@ -265,7 +292,7 @@ def test_the_labs_solution_cells_pass_their_checks():
 
 
 def test_check_prints_a_wrong_answer_and_does_not_raise(capsys):
-    MoveEverything().check(to_device=the_seeds_lines, target=META)
+    MoveEverything().check(to_device=the_seeds_lines)
     assert capsys.readouterr().out == "❌ ex2: Not yet: the `inputs` come back on cpu, not on meta.\n"
 
 
@@ -279,5 +306,5 @@ def test_check_without_arguments_reads_the_notebook_globals(capsys):
 
 def test_check_prints_in_the_chosen_language(capsys):
     set_language("zh")
-    PredictThenRun().check(**{**RIGHT, "answer_2": "target"}, target=META)
+    PredictThenRun().check(**{**RIGHT, "answer_2": "target"})
     assert capsys.readouterr().out.startswith("❌ ex1: 还不对：6 个预测中有 1 个与 PyTorch")

@@ -11,8 +11,8 @@ English markdown cell is followed by its Chinese twin, so both languages have th
 order, and code is written once. A `%% code` cell may be followed by a `%% code zh` twin: the same code
 with its comments in Chinese, used in the Chinese notebooks; the generator refuses a twin whose code
 (comments removed, compared token by token) differs from the English cell. In code, a region between
-`### BEGIN SOLUTION` and `### END SOLUTION` is the answer; its lines starting with `#> ` are what the student gets instead.
-`%% setup` is replaced by the setup cell below, the same in every lab.
+`### BEGIN SOLUTION` and `### END SOLUTION` is the answer; its lines starting with `#> ` are what the
+student gets instead. `%% setup` is replaced by the setup cell below, the same in every lab.
 
 Regenerate:  python tools/build_notebooks.py  (one lab: --lab 01-devices)
 Check freshness:  python tools/build_notebooks.py --check

@@ -1,6 +1,7 @@
 """Chapter 01's exercises: each gives not attempted / incorrect / correct on constructed answers,
 and check(), hint() and solution() print what a learner reads."""
 
+import copy
 import re
 import textwrap
 from pathlib import Path
@@ -217,12 +218,54 @@ def test_ex2_a_model_left_on_the_cpu_is_incorrect_and_counted():
     assert verdict.params == {"n": 9, "total": 9, "found": CPU, "device": META}
 
 
+def moves_to(where):
+    """A to_device that moves to a notebook variable (`device` or `target`) instead of its argument."""
+
+    def to_device(model, inputs, labels, device):
+        return model.to(where), inputs.to(where), labels.to(where)
+
+    return to_device
+
+
+def returns_a_moved_copy_of_the_model(model, inputs, labels, device):
+    return copy.deepcopy(model).to(device), inputs.to(device), labels.to(device)
+
+
+def casts_the_labels_to_float(model, inputs, labels, device):
+    return model.to(device), inputs.to(device), labels.to(device).float()
+
+
+def turns_the_model_to_double(model, inputs, labels, device):
+    return model.to(device).double(), inputs.to(device), labels.to(device)
+
+
+def zeroes_the_weights(model, inputs, labels, device):
+    with torch.no_grad():
+        for p in model.parameters():
+            p.zero_()
+    return model.to(device), inputs.to(device), labels.to(device)
+
+
+def loops_forever(model, inputs, labels, device):
+    while True:
+        pass
+
+
+def returns_none(model, inputs, labels, device):
+    model.to(device)
+
+
 @pytest.mark.parametrize(
     ("to_device", "key"),
     [
         (returns_only_the_batch, "ch01.ex2.not_three"),
+        (returns_none, "ch01.ex2.not_three"),
         (returns_in_another_order, "ch01.ex2.order"),
         (converts_the_inputs, "ch01.ex2.changed"),
+        (casts_the_labels_to_float, "ch01.ex2.changed"),
+        (returns_a_moved_copy_of_the_model, "ch01.ex2.copy"),
+        (turns_the_model_to_double, "ch01.ex2.model_changed"),
+        (zeroes_the_weights, "ch01.ex2.model_changed"),
         (moves_to_a_fixed_device, "ch01.ex2.raised"),
     ],
 )
@@ -232,29 +275,66 @@ def test_ex2_other_wrong_fixes_are_incorrect(to_device, key):
     assert verdict_of(MoveEverything(), to_device=to_device) == (INCORRECT, key)
 
 
-@pytest.mark.skipif(not torch.cuda.is_available(), reason="meta holds no values: needs a CUDA GPU")
-def test_ex2_new_values_are_incorrect_where_the_target_holds_values():
-    verdict = MoveEverything().evaluate(to_device=swaps_the_inputs_for_new_ones, target=torch.device("cuda"))
+@pytest.mark.parametrize("where", [CPU, META, "cpu", "meta"], ids=str)
+def test_ex2_moving_to_a_notebook_variable_instead_of_the_argument_is_incorrect(where):
+    # On a CPU machine the notebook's `device` is the CPU and its `target` is meta: each fails one probe.
+    verdict = MoveEverything(CPU).evaluate(to_device=moves_to(where))
+    assert (verdict.status, verdict.key) == (INCORRECT, "ch01.ex2.model")
+
+
+def test_ex2_probes_meta_on_every_machine_and_the_labs_device_too():
+    assert MoveEverything(CPU).probes() == [META, CPU]
+    assert MoveEverything(torch.device("cuda")).probes() == [torch.device("cuda"), META]
+    assert MoveEverything(torch.device("mps")).probes() == [torch.device("mps"), META]
+
+
+def test_ex2_new_values_are_incorrect_where_the_probe_holds_values():
+    # meta holds no values, but the CPU probe (or the GPU's) does.
+    verdict = MoveEverything(CPU).evaluate(to_device=swaps_the_inputs_for_new_ones)
     assert (verdict.key, verdict.params) == ("ch01.ex2.changed", {"what": "inputs"})
 
 
-def test_ex2_on_meta_only_device_shape_and_dtype_can_be_compared():
-    # meta holds no values: new zeros of the right shape cannot be told from the moved inputs there.
-    assert verdict_of(MoveEverything(), to_device=swaps_the_inputs_for_new_ones)[0] == CORRECT
+def test_ex2_an_endless_function_is_stopped_and_incorrect(monkeypatch):
+    monkeypatch.setattr(MoveEverything, "seconds", 0.5)
+    verdict = MoveEverything().evaluate(to_device=loops_forever)
+    assert (verdict.status, verdict.key) == (INCORRECT, "check.too_slow")
 
 
 def test_ex2_something_that_is_not_a_function_is_incorrect():
     assert verdict_of(MoveEverything(), to_device="to") == (INCORRECT, "ch01.ex2.not_function")
 
 
-def test_ex2_a_cpu_target_is_refused():
-    assert verdict_of(MoveEverything(), to_device=fixed, target=CPU) == (INCORRECT, "ch01.target_cpu")
+def test_ex2_a_rebound_notebook_device_is_incorrect_even_with_a_right_function():
+    verdict = MoveEverything(CPU).evaluate({"to_device": fixed, "device": META})
+    assert (verdict.status, verdict.key) == (INCORRECT, "ch01.device_rebound")
 
 
-@pytest.mark.parametrize("to_device", [fixed, fixed_by_assigning_everything])
+def assigns_the_model_back(model, inputs, labels, device):
+    model = model.to(device)
+    inputs = inputs.to(device=device, non_blocking=True)
+    labels = labels.to(device=device, non_blocking=True)
+    return model, inputs, labels
+
+
+def loops_over_the_tensors(model, inputs, labels, device):
+    model.to(device)
+    inputs, labels = [t.to(device) for t in (inputs, labels)]
+    return [model, inputs, labels]
+
+
+def yields_the_three(model, inputs, labels, device):
+    yield model.to(device)
+    yield inputs.to(device)
+    yield labels.to(device)
+
+
+@pytest.mark.parametrize(
+    "to_device", [fixed, fixed_by_assigning_everything, assigns_the_model_back, loops_over_the_tensors,
+                  yields_the_three]
+)
 def test_ex2_keeping_what_to_returns_is_correct(to_device):
     verdict = MoveEverything().evaluate(to_device=to_device)
-    assert (verdict.status, verdict.key, verdict.params) == (CORRECT, "ch01.ex2.ok", {"device": META})
+    assert (verdict.status, verdict.key) == (CORRECT, "ch01.ex2.ok")
 
 
 # --- every exercise: catalogue keys, solutions ---------------------------------------------------

@@ -373,12 +373,12 @@ def test_the_labs_solution_cells_pass_their_checks():
 
 def test_check_prints_a_wrong_answer_and_does_not_raise(capsys):
     MoveEverything().check(to_device=the_seeds_lines)
-    assert capsys.readouterr().out == "❌ ex2: Not yet: the `inputs` come back on cpu, not on meta.\n"
+    assert capsys.readouterr().out == "❌ ex2: Not yet: called with device=meta, `to_device` returns the `inputs` on cpu.\n"
 
 
 def test_check_without_arguments_reads_the_notebook_globals(capsys):
-    notebook = {"ex1": PredictThenRun(), "torch": torch, **RIGHT}
-    exec("target = torch.device('meta')\nex1.check()\n", notebook)
+    notebook = {"ex1": PredictThenRun(CPU), "torch": torch, **RIGHT}
+    exec("device = torch.device('cpu')\ntarget = torch.device('cpu')  # rebound: not read\nex1.check()\n", notebook)
     assert capsys.readouterr().out == (
         "✅ ex1: Correct! all 6 predictions match what PyTorch does with `target` = meta.\n"
     )
@@ -387,4 +387,4 @@ def test_check_without_arguments_reads_the_notebook_globals(capsys):
 def test_check_prints_in_the_chosen_language(capsys):
     set_language("zh")
     PredictThenRun().check(**{**RIGHT, "answer_2": "target"})
-    assert capsys.readouterr().out.startswith("❌ ex1: 还不对：6 个预测中有 1 个与 PyTorch")
+    assert capsys.readouterr().out.startswith("❌ ex1: 还不对：6 个预测里有 1 个和 PyTorch")

@@ -1,36 +1,255 @@
-"""The instructor's grader: one command, a gradebook, and no submission can stop the others."""
+"""The instructor's grader: planted submissions built from the real notebooks, graded once with -j 2.
 
+Every plant starts from chapter 01 (the fastest lab): its solution (all correct) or its student
+version (untouched), with cells replaced or added the way a student (or a forger) would.
+"""
+
+from __future__ import annotations
+
+import copy
 import csv
 import json
-import shutil
 from pathlib import Path
 
-from devicelab.grading import main
+import nbformat
+import pytest
+
+from devicelab import grading
+from devicelab.chapters import exercises_for
+from devicelab.messages import text
 
 ROOT = Path(__file__).resolve().parent.parent
-LAB = "02-dataparallel"
+LAB = "01-devices"
+EXERCISES = [ex.name for ex in exercises_for(LAB)]
+TIMEOUT = 6
 
 
-def test_grader_writes_a_gradebook_and_survives_broken_submissions(tmp_path):
-    subs = tmp_path / "submissions"
-    subs.mkdir()
-    shutil.copy(ROOT / "labs" / "en" / f"{LAB}.ipynb", subs / "alice.ipynb")  # handed in untouched
-    shutil.copy(ROOT / "solutions" / "zh" / f"{LAB}.ipynb", subs / "bob.ipynb")  # everything solved
-    killer = json.loads((ROOT / "labs" / "en" / f"{LAB}.ipynb").read_text(encoding="utf-8"))
-    killer["cells"].insert(3, {"cell_type": "code", "execution_count": None, "id": "boom", "metadata": {},
-                               "outputs": [], "source": "import os\nos._exit(1)"})
-    (subs / "carol.ipynb").write_text(json.dumps(killer), encoding="utf-8")  # kills its kernel
-    (subs / "dave.ipynb").write_text("not a notebook", encoding="utf-8")
-    out = tmp_path / "gradebook.csv"
+def notebook(kind: str, lang: str = "en") -> dict:
+    """The real notebook: 'solutions' (all correct) or 'labs' (untouched)."""
+    return json.loads((ROOT / kind / lang / f"{LAB}.ipynb").read_text(encoding="utf-8"))
 
-    assert main([str(subs), "--out", str(out), "--timeout", "120"]) == 0
 
+def find(nb: dict, snippet: str) -> int:
+    """The index of the first code cell containing `snippet`."""
+    for index, cell in enumerate(nb["cells"]):
+        if cell["cell_type"] == "code" and snippet in "".join(cell["source"]):
+            return index
+    raise AssertionError(f"no cell contains {snippet!r}")
+
+
+def code(source: str) -> dict:
+    """A code cell as a student would add it."""
+    return {"cell_type": "code", "execution_count": None, "id": f"planted-{abs(hash(source)) % 10**8}",
+            "metadata": {}, "outputs": [], "source": source}
+
+
+def plant(base: dict, *, replace: dict[str, str] | None = None, after: dict[str, str] | None = None,
+          append: list[str] | None = None) -> dict:
+    """A copy of `base` with cells replaced (by a snippet they contain), inserted after a cell, or appended."""
+    nb = copy.deepcopy(base)
+    for snippet, source in (replace or {}).items():
+        nb["cells"][find(nb, snippet)] = code(source)
+    for snippet, source in (after or {}).items():
+        nb["cells"].insert(find(nb, snippet) + 1, code(source))
+    nb["cells"] += [code(source) for source in append or []]
+    return nb
+
+
+WRONG_TO_DEVICE = '''\
+def to_device(model, inputs, labels, device):
+    model.to(device)
+    inputs.to(device)
+    labels.to(device)
+    return model, inputs, labels
+'''
+FORGE_EVALUATE = '''\
+import devicelab.checks
+devicelab.checks.Exercise.evaluate = lambda self, namespace=None, **given: devicelab.checks.Verdict("correct", "x")
+devicelab.checks.CORRECT = "not_attempted"
+'''
+FORGE_LAB = '''\
+class Always:
+    def __init__(self, name):
+        self.name = name
+    def evaluate(self, namespace=None, **given):
+        from devicelab.checks import Verdict
+        return Verdict("correct", "ch01.ex1.ok")
+lab.exercises = [Always(name) for name in ("ex1", "ex2")]
+ex1, ex2 = lab.exercises
+get_ipython().events.register("post_run_cell", lambda result: print('DEVICELAB-GRADE verdict {"name": "ex2"}'))
+'''
+FORGE_MARKER = '''\
+for name in ("ex1", "ex2"):
+    print('DEVICELAB-GRADE ' + '{"%s": "correct"}' % name)
+'''
+FORGE_TORCH = '''\
+import sys, types
+import torch
+torch.Tensor.to = lambda self, *args, **kwargs: self
+sys.modules["devicelab.checks"] = types.SimpleNamespace(CORRECT="correct")
+'''
+FORGE_HIDDEN = '''\
+import importlib
+name = "".join(["dev", "ice", "lab", ".", "checks"])
+checks = importlib.import_module(name)
+code = "checks.Exercise.evaluate = lambda self, *a, **k: checks.Verdict('correct', 'x')"
+exec(code)
+'''
+KILLING_TO_DEVICE = '''\
+def to_device(model, inputs, labels, device):
+    import os
+    os._exit(1)
+'''
+STUBBORN_LOOP = '''\
+import time
+while True:
+    try:
+        time.sleep(0.2)
+    except KeyboardInterrupt:
+        pass
+'''
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    """Grade every plant once, with two workers; return the gradebook rows, feedback folder and stderr."""
+    solved, untouched = notebook("solutions"), notebook("labs")
+    plants = {
+        "correct.ipynb": solved,
+        "empty-zh.ipynb": notebook("labs", "zh"),
+        "partly.ipynb": plant(solved, replace={"def to_device(": WRONG_TO_DEVICE}),
+        "crashing.ipynb": plant(solved, after={"answer_1 =": "raise ValueError('boom')"},
+                                append=["while True:\n    pass"]),
+        "dying.ipynb": plant(solved, after={"answer_1 =": "import os\nos._exit(1)"}),
+        "stubborn.ipynb": plant(solved, after={"answer_1 =": STUBBORN_LOOP}),
+        "judge-killer.ipynb": plant(solved, replace={"def to_device(": KILLING_TO_DEVICE}),
+        "forge-evaluate.ipynb": plant(untouched, after={"ex1, ex2 = lab.exercises": FORGE_EVALUATE}),
+        "forge-lab.ipynb": plant(untouched, after={"ex1, ex2 = lab.exercises": FORGE_LAB}),
+        "forge-marker.ipynb": plant(untouched, append=[FORGE_MARKER]),
+        "forge-torch.ipynb": plant(solved, replace={"def to_device(": WRONG_TO_DEVICE},
+                                   after={"ex1, ex2 = lab.exercises": FORGE_TORCH}),
+        "forge-hidden.ipynb": plant(untouched, after={"ex1, ex2 = lab.exercises": FORGE_HIDDEN}),
+    }
+    folder = tmp_path_factory.mktemp("submissions")
+    (folder / "group").mkdir()
+    for name, nb in plants.items():
+        (folder / "group" / name).write_text(json.dumps(nb), encoding="utf-8")
+    (folder / "unreadable.ipynb").write_text("not a notebook", encoding="utf-8")
+    out, feedback = folder.parent / "gradebook.csv", folder.parent / "feedback"
+    import contextlib
+    import io
+
+    stderr = io.StringIO()
+    with contextlib.redirect_stderr(stderr):
+        assert grading.main([str(folder), "--out", str(out), "-j", "2", "--timeout", str(TIMEOUT),
+                             "--feedback", str(feedback)]) == 0
     rows = {Path(r["submission"]).stem: r for r in csv.DictReader(out.open(encoding="utf-8"))}
-    assert set(rows) == {"alice", "bob", "carol", "dave"}
-    exercises = ["ex1", "ex2", "ex3", "ex4"]
-    assert [rows["alice"][e] for e in exercises] == ["not_attempted"] * 4
-    assert rows["alice"]["correct"] == "0" and rows["alice"]["out_of"] == "4"
-    assert [rows["bob"][e] for e in exercises] == ["correct"] * 4 and rows["bob"]["correct"] == "4"
-    assert rows["carol"]["lab"] == LAB and rows["carol"]["problem"].startswith("DeadKernelError")
-    assert [rows["carol"][e] for e in exercises] == ["not_graded"] * 4
-    assert rows["dave"]["problem"].startswith("unreadable notebook")
+    return rows, feedback, stderr.getvalue()
+
+
+def verdicts(row: dict) -> list[str]:
+    """The row's verdicts, in exercise order."""
+    return [row[name] for name in EXERCISES]
+
+
+def test_paths_are_relative_to_the_folder_given_and_progress_goes_to_stderr(graded):
+    rows, _, stderr = graded
+    submissions = {r["submission"] for r in rows.values()}
+    assert "group/correct.ipynb" in submissions and "unreadable.ipynb" in submissions
+    assert f"[{len(rows)}/{len(rows)}]" in stderr
+    assert "correct.ipynb 2/2" in stderr
+
+
+def test_a_solved_notebook_gets_full_marks_and_no_tamper_flag(graded):
+    row = graded[0]["correct"]
+    assert verdicts(row) == ["correct"] * len(EXERCISES)
+    assert row["correct"] == row["out_of"] == str(len(EXERCISES))
+    assert row["problem"] == "" and row["tampered"] == ""
+
+
+def test_an_untouched_notebook_is_not_attempted(graded):
+    row = graded[0]["empty-zh"]
+    assert verdicts(row) == ["not_attempted"] * len(EXERCISES) and row["tampered"] == ""
+
+
+def test_one_wrong_answer_costs_one_exercise(graded):
+    assert verdicts(graded[0]["partly"]) == ["correct", "incorrect"]
+
+
+def test_a_raising_cell_and_an_endless_loop_are_recorded_and_the_rest_is_graded(graded):
+    row = graded[0]["crashing"]
+    assert verdicts(row) == ["correct", "correct"]
+    assert "ValueError: boom" in row["problem"] and f"ran past {TIMEOUT} s" in row["problem"]
+
+
+def test_a_cell_that_kills_the_kernel_is_skipped_on_a_second_run(graded):
+    row = graded[0]["dying"]
+    assert verdicts(row) == ["correct", "correct"]
+    assert "DeadKernelError" in row["problem"]
+
+
+def test_a_loop_that_ignores_interrupts_is_skipped_on_a_second_run(graded):
+    row = graded[0]["stubborn"]
+    assert verdicts(row) == ["correct", "correct"]
+    assert "would not stop" in row["problem"]
+
+
+def test_an_answer_that_kills_the_kernel_while_judged_costs_only_its_exercise(graded):
+    row = graded[0]["judge-killer"]
+    assert verdicts(row) == ["correct", "incorrect"]
+
+
+def test_an_unreadable_file_is_one_row(graded):
+    row = graded[0]["unreadable"]
+    assert row["problem"].startswith("unreadable notebook") and row["lab"] == "?"
+
+
+@pytest.mark.parametrize(("name", "evidence"), [
+    ("forge-evaluate", ["devicelab.checks.Exercise.evaluate", "devicelab.checks.CORRECT"]),
+    ("forge-lab", ["`lab.exercises` was replaced", "post_run_cell", "assigns lab.exercises"]),
+    ("forge-marker", ["grade marker"]),
+    ("forge-torch", ["torch.Tensor.to", "sys.modules"]),
+    ("forge-hidden", ["calls exec()", "changed: devicelab.checks.Exercise.evaluate"]),
+])
+def test_a_forging_submission_gets_no_forged_grade_and_is_marked(graded, name, evidence):
+    row = graded[0][name]
+    assert "correct" not in verdicts(row)[1:], row  # ex2 is never solved in a forging plant
+    if name != "forge-torch":
+        assert verdicts(row) == ["not_attempted"] * len(EXERCISES)
+    for piece in evidence:
+        assert piece in row["tampered"], (piece, row["tampered"])
+
+
+def test_feedback_is_in_the_notebook_language_with_first_hints_and_no_solution(graded):
+    rows, feedback, _ = graded
+    assert sorted(p.relative_to(feedback).as_posix() for p in feedback.rglob("*.md")) == sorted(
+        Path(r["submission"]).with_suffix(".md").as_posix() for r in rows.values())
+    zh = (feedback / "group" / "empty-zh.md").read_text(encoding="utf-8")
+    en = (feedback / "group" / "partly.md").read_text(encoding="utf-8")
+    for exercise in exercises_for(LAB):
+        assert text(exercise.hints[0], "zh") in zh
+        assert text(exercise.hints[1], "zh") not in zh
+        assert text(exercise.solution_key, "zh") not in zh and text(exercise.solution_key, "en") not in en
+    assert "未作答" in zh and "not yet" in en
+    assert text(exercises_for(LAB)[1].hints[0], "en") in en and text(exercises_for(LAB)[0].hints[0], "en") not in en
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "solutions").glob("*/*.ipynb")) + sorted((ROOT / "labs").glob("*/*.ipynb")),
+                         ids=lambda p: f"{p.parent.parent.name}/{p.parent.name}/{p.stem}")
+def test_the_static_scan_finds_nothing_in_the_course_notebooks(path):
+    assert grading.static_findings(nbformat.read(path, as_version=4)) == []
+
+
+def test_the_static_scan_reads_forging_code():
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source) for source in (
+        FORGE_EVALUATE, FORGE_LAB, FORGE_MARKER, FORGE_TORCH, FORGE_HIDDEN,
+        "import torch\ntorch.backends.cudnn.benchmark = True\nimport sys\nsys.path.insert(0, '.')",
+        "from devicelab.checks import Exercise\nsetattr(Exercise, 'evaluate', None)",
+        "import gc\nobjects = gc.get_objects()\n!pip list",
+    )])
+    found = grading.static_findings(nb)
+    assert "assigns devicelab.checks.Exercise.evaluate" in found
+    assert "assigns torch.Tensor.to" in found
+    assert any("sys.modules" in f for f in found)
+    assert "calls setattr()" in found and "calls gc.get_objects()" in found
+    assert not any("backends" in f or "sys.path" in f for f in found)

@@ -1,12 +1,15 @@
 """Run every lab and solution (both languages) on CUDA, plus the GPU claims tests, and record what the GPU printed.
 
 Usage, on a machine with a CUDA GPU:   make gpu-check      (or: python tools/gpu_check.py)
-Through the `device` tool, where nbval is not installed, see `make gpu-wheels` and the README.
+On a CUDA machine without network access, where nbval is not installed, see `make gpu-wheels` and the README.
 
 Each notebook runs under nbval with the helper in strict mode (DEVICELAB_STRICT=1): every
 `reproduce` step must run on the GPU and raise its expected error. What each step printed is
 merged into devicelab/data/gpu_captures.json (by lab, step and torch version), which the labs'
-CPU path and the site read. Prints a summary table; exits non-zero on any failure.
+CPU path and the site read. The GPU claims tests run with --junitxml; each test's outcome, with the
+GPU's name, the torch version and the date, is merged into the same file under "claims" (by test and
+torch version), from which each chapter page's "what is tested where" table says what has run on a
+GPU. Prints a summary table; exits non-zero on any failure.
 """
 
 from __future__ import annotations
@@ -19,6 +22,8 @@ import subprocess
 import sys
 import tempfile
 import time
+import xml.etree.ElementTree as ElementTree
+from datetime import date
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -66,6 +71,35 @@ def newest_per_step(logged: list[dict[str, str]]) -> list[dict[str, str]]:
     return captures.merge([], logged)
 
 
+def claims_outcomes(junit_xml: Path) -> list[dict[str, str]]:
+    """Each test case of a pytest --junitxml report: its id (path::name[params]), outcome and message."""
+    if not junit_xml.exists():
+        return []
+    found = []
+    for case in ElementTree.parse(junit_xml).getroot().iter("testcase"):
+        # classname is "tests.claims.test_file", or "tests.claims.test_file.TestClass" for a method
+        parts = case.get("classname", "").split(".")
+        modules = [part for part in parts if not part[:1].isupper()]
+        classes = [part for part in parts if part[:1].isupper()]
+        test = "::".join(["/".join(modules) + ".py", *classes, case.get("name", "")])
+        outcome, message = "passed", ""
+        for tag, name in (("failure", "failed"), ("error", "error"), ("skipped", "skipped")):
+            child = case.find(tag)
+            if child is not None:
+                outcome = name
+                message = " ".join((child.get("message") or "").split())[:200]
+                break
+        found.append({"test": test, "outcome": outcome, "message": message})
+    return found
+
+
+def claims_records(outcomes: list[dict[str, str]], gpu: str, torch_version: str, cuda: str | None,
+                   day: str | None = None) -> list[dict[str, str]]:
+    """The verification record of one run of the GPU claims tests: each outcome with GPU, torch and date."""
+    day = day or date.today().isoformat()
+    return [{**o, "gpu": gpu, "torch": torch_version, "cuda": cuda or "", "date": day} for o in outcomes]
+
+
 def main() -> int:
     """Run the whole GPU check and print its table."""
     import torch
@@ -86,7 +120,10 @@ def main() -> int:
         rows.append((name, "ok" if code == 0 else "FAILED", seconds))
         if code != 0:
             failures.append(f"{name}\n{tail}")
-    code, seconds, tail = run([*pytest, "-o", "addopts=", "-m", "gpu", "-rs", "tests/claims"], env)
+    junit = workdir / "claims.xml"
+    code, seconds, tail = run(
+        [*pytest, "-o", "addopts=", "-m", "gpu", "-rs", f"--junitxml={junit}", "tests/claims"], env
+    )
     counts = re.findall(r"(\d+) (passed|failed|skipped|error)", tail)
     rows.append(("tests/claims -m gpu", ", ".join(f"{n} {w}" for n, w in counts) or "?", seconds))
     if code != 0:
@@ -95,10 +132,16 @@ def main() -> int:
     for lab, step in sorted(missing_steps(logged, expected_steps())):
         failures.append(f"{lab}/{step}: no capture: the step did not raise on the GPU")
     new = newest_per_step(logged)
-    captures.save(captures.merge(captures.load(), new))
+    gpu = torch.cuda.get_device_name(0)
+    claims = claims_records(claims_outcomes(junit), gpu, torch.__version__, torch.version.cuda)
+    captures.save(
+        captures.merge(captures.load(), new), claims=captures.merge_claims(captures.load_claims(), claims)
+    )
     print(f"\n{'what':<42} {'result':<28} {'seconds':>7}")
     for what, result, secs in rows:
         print(f"{what:<42} {result:<28} {secs:7.1f}")
+    ran = {outcome: sum(c["outcome"] == outcome for c in claims) for outcome in ("passed", "failed", "skipped")}
+    print(f"recorded {len(claims)} GPU claims tests: " + ", ".join(f"{n} {w}" for w, n in ran.items()))
     for capture in new:
         print(f"captured {capture['lab']}/{capture['step']} on {capture['gpu']}, torch {capture['torch']}: "
               f"{capture['message'][:90]}")

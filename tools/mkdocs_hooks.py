@@ -1,11 +1,15 @@
-"""MkDocs hooks: notebook pages under mkdocs-static-i18n, and the action bar of every lab page."""
+"""MkDocs hooks: notebook pages under mkdocs-static-i18n, the action bar of every lab page, the
+"what is tested where" table of every chapter page, and a search that each language runs on its own pages."""
 
 from __future__ import annotations
 
+import ast
 import html
+import json
 import re
 import sys
 from pathlib import Path, PurePosixPath
+from urllib.parse import urlencode
 
 import mkdocs_static_i18n.folder
 import mkdocs_static_i18n.reconfigure
@@ -91,3 +95,224 @@ def on_page_content(html_text: str, page, config, files) -> str:
         "</div>"
     )
     return bar + _MATHJAX.sub("", _JUPYTER_THEME.sub("", html_text))
+
+
+# ------------------------------------------------------------------------------------------------ search
+
+SEARCH_WORKER = "course-search.js"  # docs/assets/javascripts/workers/: Material's worker, wrapped
+_CONFIG = re.compile(r'(<script id="__config" type="application/json">)(.*?)(</script>)', re.S)
+
+
+def _languages(config) -> tuple[str, list[str]]:
+    """The language being built and the folders of the site's other-than-default languages."""
+    i18n = config.plugins.get("i18n")
+    if i18n is None:
+        return "", []
+    others = [f"{lang.locale}/" for lang in i18n.config.languages if not lang.default]
+    current = i18n.current_language
+    default = next((lang.locale for lang in i18n.config.languages if lang.default), current)
+    return ("" if current == default else f"{current}/"), others
+
+
+def search_worker_url(material_worker: str, prefix: str, others: list[str]) -> str:
+    """The course's search worker, next to Material's, told which worker to wrap and which pages to search."""
+    folder, _, name = material_worker.rpartition("/")
+    query = urlencode({"worker": name, "prefix": prefix, "others": ",".join(others)})
+    return f"{folder}/{SEARCH_WORKER}?{query}" if folder else f"{SEARCH_WORKER}?{query}"
+
+
+def with_course_search(output: str, prefix: str, others: list[str]) -> str:
+    """A page's HTML with its search run by the course's worker, on the pages of its own language."""
+    found = _CONFIG.search(output)
+    if found is None:
+        return output
+    app = json.loads(found.group(2))
+    if not app.get("search") or SEARCH_WORKER in app["search"]:
+        return output
+    app["search"] = search_worker_url(app["search"], prefix, others)
+    return output[: found.start(2)] + json.dumps(app) + output[found.end(2):]
+
+
+def on_post_page(output: str, page, config) -> str:
+    """Make each page's search look only at the pages of its own language, and read Chinese sentences."""
+    prefix, others = _languages(config)
+    return with_course_search(output, prefix, others)
+
+
+# ------------------------------------------------------------------------------------- claims table
+
+CLAIMS_MARKER = "<!-- claims-table -->"
+CLAIMS_DIR = Path(__file__).resolve().parent.parent / "tests" / "claims"
+
+CLAIMS_TEXT = {
+    "en": {
+        "summary": "Generated from `{file}`: {cpu} {cpu_claims} run on the CPU in CI; {gpu} {gpu_claims} "
+                   "only on a GPU, of which {verified} passed on one so far.",
+        "claim": ("claim", "claims"),
+        "head": ("Claim", "Where it runs", "On a GPU"),
+        "cpu": "CPU, in CI",
+        "gpu": "GPU only",
+        "gpus": "GPU only (2 or more)",
+        "none": "not yet run on a GPU",
+        "passed": "passed on {gpu}, torch {torch}, {date}",
+        "failed": "FAILED on {gpu}, torch {torch}, {date}",
+        "skipped": "skipped on {gpu}, torch {torch}, {date}: {reason}",
+        "not_applicable": "—",
+        "no_tests": "No test file `{file}` yet.",
+    },
+    "zh": {
+        "summary": "下表由 `{file}` 生成：{cpu} 条陈述在 CPU 上运行，每次 CI 都会检查；{gpu} 条只能在 GPU 上检查，"
+                   "其中 {verified} 条目前已在 GPU 上通过。",
+        "claim": ("", ""),
+        "head": ("陈述（测试的说明）", "在哪里运行", "GPU 上的结果"),
+        "cpu": "CPU，CI 中运行",
+        "gpu": "仅限 GPU",
+        "gpus": "仅限 GPU（两块及以上）",
+        "none": "尚未在 GPU 上运行",
+        "passed": "已通过：{gpu}，torch {torch}，{date}",
+        "failed": "未通过：{gpu}，torch {torch}，{date}",
+        "skipped": "已跳过：{gpu}，torch {torch}，{date}：{reason}",
+        "not_applicable": "—",
+        "no_tests": "还没有测试文件 `{file}`。",
+    },
+}
+
+
+def _dotted(node: ast.AST) -> str:
+    """`pytest.mark.gpu` for the expression pytest.mark.gpu (calls give their function's name)."""
+    if isinstance(node, ast.Call):
+        return _dotted(node.func)
+    if isinstance(node, ast.Attribute):
+        return f"{_dotted(node.value)}.{node.attr}"
+    if isinstance(node, ast.Name):
+        return node.id
+    return ""
+
+
+def _marks(nodes: list[ast.AST]) -> set[str]:
+    """The pytest marks named by decorators or by a module's `pytestmark` value (gpu, skipif…)."""
+    found = set()
+    for node in nodes:
+        for sub in ast.walk(node):
+            name = _dotted(sub)
+            if ".mark." in f".{name}":
+                found.add(name.rsplit(".", 1)[-1])
+    return found
+
+
+def _needs_two_gpus(function: ast.FunctionDef) -> bool:
+    return any("device_count" in ast.unparse(d) for d in function.decorator_list if "skipif" in _dotted(d))
+
+
+def readable(name: str) -> str:
+    """A test's name as a sentence: test_module_to_moves → Module to moves."""
+    words = name.removeprefix("test_").replace("_", " ").strip()
+    return words[:1].upper() + words[1:]
+
+
+def claims_of(path: Path) -> list[dict[str, object]]:
+    """One claim per test function of a claims test file, read with ast (the file is not imported)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    module_marks = _marks([n.value for n in tree.body if isinstance(n, ast.Assign)
+                           and any(isinstance(t, ast.Name) and t.id == "pytestmark" for t in n.targets)])
+    found = []
+    scopes: list[tuple[list[ast.stmt], str, set[str]]] = [(tree.body, "", module_marks)]
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef) and node.name.startswith("Test"):
+            scopes.append((node.body, f"{node.name}::", module_marks | _marks(node.decorator_list)))
+    for body, owner, inherited in scopes:
+        for function in body:
+            if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef) or not function.name.startswith("test"):
+                continue
+            marks = inherited | _marks(function.decorator_list)
+            arguments = {a.arg for a in function.args.args}
+            gpu = "gpu" in marks or "cuda" in arguments
+            doc = ast.get_docstring(function)
+            found.append({
+                "test": f"{owner}{function.name}",
+                "claim": doc.strip().splitlines()[0].strip() if doc and doc.strip() else readable(function.name),
+                "gpu": gpu,
+                "two_gpus": gpu and _needs_two_gpus(function),
+            })
+    return found
+
+
+def _node_function(test_id: str) -> str:
+    """test_x for 'tests/claims/test_file.py::test_x[param]'; Class::test_x for a method."""
+    return test_id.split(".py::", 1)[-1].split("[", 1)[0]
+
+
+def gpu_result(path: Path, test: str, records: list[dict[str, str]]) -> dict[str, str] | None:
+    """The latest GPU run of one test function, from the verification record, or None.
+
+    Its parametrized cases count together: any failure makes it failed, any skip skipped (never passed).
+    """
+    mine = [r for r in records
+            if r["test"].split("::", 1)[0].endswith(path.name) and _node_function(r["test"]) == test]
+    if not mine:
+        return None
+    latest = max(r["date"] for r in mine)
+    runs = [r for r in mine if r["date"] == latest]
+    for outcome in ("failed", "error", "skipped", "passed"):
+        for run in runs:
+            if run["outcome"] == outcome:
+                return run
+    return runs[0]
+
+
+def claims_table(chapter: str, lang: str, claims_dir: Path | None = None,
+                 records: list[dict[str, str]] | None = None) -> str:
+    """The HTML 'what is tested where' table of one chapter ('01'), in one language."""
+    words = CLAIMS_TEXT[lang]
+    claims_dir = claims_dir or CLAIMS_DIR
+    paths = sorted(claims_dir.glob(f"test_claims_ch{chapter}_*.py"))
+    if not paths:
+        name = f"tests/claims/test_claims_ch{chapter}_*.py"
+        return f"<p>{_inline_code(html.escape(words['no_tests'].format(file=name)))}</p>"
+    records = captures.load_claims() if records is None else records
+    rows, cpu, gpu, verified = [], 0, 0, 0
+    for path in paths:
+        for claim in claims_of(path):
+            if claim["gpu"]:
+                gpu += 1
+                where = words["gpus" if claim["two_gpus"] else "gpu"]
+                run = gpu_result(path, str(claim["test"]), records)
+                if run is None:
+                    status = words["none"]
+                else:
+                    verified += run["outcome"] == "passed"
+                    status = words[run["outcome"] if run["outcome"] in ("passed", "failed", "skipped") else "failed"]
+                    status = status.format(gpu=run.get("gpu", "?"), torch=run.get("torch", "?"),
+                                           date=run.get("date", "?"), reason=run.get("message", ""))
+            else:
+                cpu += 1
+                where, status = words["cpu"], words["not_applicable"]
+            cells = (_inline_code(html.escape(str(claim["claim"]))), html.escape(where), html.escape(status))
+            rows.append("<tr>" + "".join(f"<td>{cell}</td>" for cell in cells) + "</tr>")
+    files = ", ".join(f"tests/claims/{p.name}" for p in paths)
+    one, many = words["claim"]
+    summary = words["summary"].format(
+        file=files, cpu=cpu, gpu=gpu, verified=verified,
+        cpu_claims=one if cpu == 1 else many, gpu_claims=one if gpu == 1 else many,
+    )
+    head = "".join(f"<th>{html.escape(h)}</th>" for h in words["head"])
+    return (
+        f'<p class="claims-summary">{_inline_code(html.escape(summary))}</p>\n'
+        f'<table class="claims-table">\n<thead><tr>{head}</tr></thead>\n<tbody>\n'
+        + "\n".join(rows) + "\n</tbody>\n</table>"
+    )
+
+
+_CHAPTER_PAGE = re.compile(r"^(\d\d)-[^/]*\.md$")
+
+
+def on_page_markdown(markdown: str, page, config, files) -> str:
+    """Replace the claims-table marker of a chapter page with the table generated from its claims tests."""
+    if CLAIMS_MARKER not in markdown:
+        return markdown
+    parts = PurePosixPath(page.file.src_uri).parts
+    found = _CHAPTER_PAGE.match(parts[-1])
+    if found is None:
+        return markdown
+    lang = parts[0] if len(parts) > 1 and parts[0] in CLAIMS_TEXT else "en"
+    return markdown.replace(CLAIMS_MARKER, "\n" + claims_table(found.group(1), lang) + "\n")

@@ -174,16 +174,24 @@ class MoveEverything(_LabExercise):
     def _probe(self, to_device: object, device: torch.device) -> Verdict | None:
         # None when `to_device(model, inputs, labels, device)` behaves as the proof needs.
         torch.manual_seed(0)
-        model = _check_model()
+        with torch.device(self.host):
+            model = _check_model()
+            inputs = torch.randn(5, 2)
+            labels = torch.randint(0, 2, (5,))
         params = list(model.parameters())
         before = [(p.dtype, p.detach().clone()) for p in params]
-        inputs = torch.randn(5, 2, device=self.host)
-        labels = torch.randint(0, 2, (5,), device=self.host)
         given = (inputs.clone(), labels.clone())
+        default = torch.get_default_device()
         try:
             result = to_device(model, inputs, labels, device)
         except Exception as error:  # noqa: BLE001 - the learner's code may fail any way
             return incorrect("ch01.ex2.raised", device=device, error=f"{type(error).__name__}: {error}"[:300])
+        finally:
+            changed = torch.get_default_device()
+            if changed != default:  # the check leaves the notebook as it found it
+                torch.set_default_device(None if default.type == "cpu" else default)
+        if changed != default:
+            return incorrect("ch01.ex2.default_changed", got=changed)
         if isinstance(result, Blank):
             return Verdict(NOT_ATTEMPTED, self.not_attempted_key)
         three = _three(result)
@@ -200,9 +208,13 @@ class MoveEverything(_LabExercise):
         if off:
             total = len([*got_model.parameters(), *got_model.buffers()])
             return incorrect("ch01.ex2.model", n=len(off), total=total, found=off[0].device, device=device)
-        if {id(p) for p in got_model.parameters()} != {id(p) for p in params}:
+        # The optimizer is built from the model passed in: that model must be the one that moved and trains.
+        # (Moving to meta swaps in new Parameter objects; to a GPU, Module.to() keeps them.)
+        now = list(model.parameters())
+        kept = device.type == "meta" or [id(p) for p in now] == [id(p) for p in params]
+        if tensors_off(model, device) or {id(p) for p in got_model.parameters()} != {id(p) for p in now} or not kept:
             return incorrect("ch01.ex2.copy")
-        for param, (dtype, values) in zip(params, before):
+        for param, (dtype, values) in zip(now, before):
             if param.dtype != dtype or (device.type != "meta" and not torch.equal(param.detach().cpu(), values)):
                 return incorrect("ch01.ex2.model_changed")
         for what, got, original in (("inputs", got_inputs, given[0]), ("labels", got_labels, given[1])):
@@ -348,6 +360,12 @@ messages.add(
         "ch01.ex2.left_behind": {
             "en": "called with device={device}, `to_device` returns the `{what}` on {found}.",
             "zh": "以 device={device} 调用时，`to_device` 返回的 `{what}` 在 {found} 上。",
+        },
+        "ch01.ex2.default_changed": {
+            "en": "`to_device` changes PyTorch's default device (to {got}). The training cell creates its data "
+            "without `device=` and needs the default to stay the CPU: move only what the function is given.",
+            "zh": "`to_device` 改动了 PyTorch 的默认设备（改成了 {got}）。训练单元创建数据时没有传 `device=`，"
+            "需要默认设备保持为 CPU：只移动传给函数的那几样东西。",
         },
         "ch01.ex2.changed": {
             "en": "the `{what}` come back changed (shape, dtype or values): only their device should change.",

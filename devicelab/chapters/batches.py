@@ -3,19 +3,27 @@
 from __future__ import annotations
 
 from collections import namedtuple
+from collections.abc import Callable, Iterator
 
 import torch
-from torch.utils.data import DataLoader, TensorDataset
+from torch.utils.data import DataLoader, Dataset, TensorDataset
 
 from .. import messages
 from ..checks import NOT_ATTEMPTED, Blank, Exercise, Verdict, correct, incorrect
 from ..devices import same_device
 
 # Where the checks move batches: the meta device exists on every machine, and a move there is a real
-# device move (a tensor left behind stays on the CPU), so no GPU is needed to judge the learner's code.
+# device move (a tensor left behind stays on the CPU), so no GPU is needed to see a tensor left behind.
+# Meta tensors hold no values, so each check also runs the learner's code towards the lab's own device
+# and compares the values there.
 TARGET = torch.device("meta")
+SECONDS = 10.0  # the checks below need well under a second; more means the learner's code loops
 
 Pair = namedtuple("Pair", ["inputs", "tag"])
+
+# The ways a moved batch can differ from the batch it came from (message keys ch04.ex1.* and ch04.ex2.*).
+DIFFERENCES = ("container", "namedtuple", "length", "keys", "non_tensor", "not_tensor", "changed", "values",
+               "left_behind")
 
 
 def is_namedtuple(obj: object) -> bool:
@@ -36,7 +44,8 @@ def describe(obj: object) -> str:
         return "(" + ", ".join(describe(item) for item in obj) + ("," if len(obj) == 1 else "") + ")"
     if isinstance(obj, list):
         return "[" + ", ".join(describe(item) for item in obj) + "]"
-    return repr(obj)
+    text = repr(obj)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def asynchronous_copy(source: torch.Tensor, device: torch.device | str) -> bool | None:
@@ -45,7 +54,9 @@ def asynchronous_copy(source: torch.Tensor, device: torch.device | str) -> bool 
     if source.device.type == "cpu" and device.type == "cpu":
         return False  # .to() returns the very same tensor: there is no copy at all
     if source.device.type == "cpu" and device.type == "cuda":
-        return bool(source.is_pinned())  # from pageable memory the driver stages the data before returning
+        # From pageable memory the call returns only once the source has been read (NVIDIA documents that
+        # the driver stages pageable memory through pinned memory of its own); from pinned memory at once.
+        return bool(source.is_pinned())
     return None  # other directions and devices (MPS, GPU to CPU) are not what this chapter teaches
 
 
@@ -53,8 +64,20 @@ def _type_name(obj: object) -> str:
     return type(obj).__name__
 
 
-def compare(given: object, got: object, path: str, device: torch.device) -> tuple[str, dict[str, object]] | None:
-    """The first way `got` is not `given` moved to `device` (a message key and its values), or None."""
+def _same_values(given: torch.Tensor, got: torch.Tensor) -> bool:
+    try:
+        return bool(torch.equal(got.detach().to("cpu"), given.detach().to("cpu")))
+    except Exception:  # noqa: BLE001 - a tensor whose values cannot be read back is not the same tensor
+        return False
+
+
+def compare(
+    given: object, got: object, path: str, device: torch.device, values: bool = False
+) -> tuple[str, dict[str, object]] | None:
+    """The first way `got` is not `given` moved to `device` (a message key and its values), or None.
+
+    With `values`, tensors must also hold the same values (meta tensors hold none: compare them without).
+    """
     if isinstance(given, torch.Tensor):
         if not isinstance(got, torch.Tensor):
             return "not_tensor", {"path": path, "got": _type_name(got)}
@@ -62,6 +85,8 @@ def compare(given: object, got: object, path: str, device: torch.device) -> tupl
             return "left_behind", {"path": path, "found": got.device, "device": device}
         if got.shape != given.shape or got.dtype != given.dtype:
             return "changed", {"path": path}
+        if values and not _same_values(given, got):
+            return "values", {"path": path}
         return None
     if isinstance(given, dict):
         if not isinstance(got, dict):
@@ -70,7 +95,7 @@ def compare(given: object, got: object, path: str, device: torch.device) -> tupl
         if missing:
             return "keys", {"path": path, "missing": ", ".join(repr(key) for key in missing)}
         for key in given:
-            found = compare(given[key], got[key], f"{path}[{key!r}]", device)
+            found = compare(given[key], got[key], f"{path}[{key!r}]", device, values)
             if found:
                 return found
         return None
@@ -92,17 +117,18 @@ def compare(given: object, got: object, path: str, device: torch.device) -> tupl
             same = type(got) is type(given) and bool(got == given)
         except Exception:  # noqa: BLE001 - an odd object that cannot be compared is not the same
             same = False
-        return None if same else ("non_tensor", {"path": path, "want": repr(given), "got": describe(got)})
+        return None if same else ("non_tensor", {"path": path, "want": describe(given), "got": describe(got)})
     for where, a, b in items:
-        found = compare(a, b, where, device)
+        found = compare(a, b, where, device, values)
         if found:
             return found
     return None
 
 
 def _ex1_batches() -> list[object]:
-    # Fresh batches, simplest first: the seed's helper already fails the first one.
-    x, y = torch.randn(4, 3), torch.arange(4)
+    # Fresh batches, simplest first: the blog post's helper already fails the first one. Values are fixed
+    # (not random) so that a tensor replaced by another one cannot match by chance.
+    x, y = torch.arange(12, dtype=torch.float32).reshape(4, 3) + 0.5, torch.arange(4)
     return [
         (x, y),
         Pair(x, "train"),
@@ -121,116 +147,199 @@ class ToDevice(Exercise):
     hints = ("ch04.ex1.hint1", "ch04.ex1.hint2", "ch04.ex1.hint3")
     solution_key = "ch04.ex1.solution"
     not_attempted_key = "ch04.ex1.todo"
+    seconds = SECONDS
 
     def judge(self, to_device: object) -> Verdict:
         if not callable(to_device):
             return incorrect("ch04.ex1.not_function")
-        # The reference is a second, identical set of batches: a function that changes its input in place
-        # cannot change what it is compared with.
-        for batch, reference in zip(_ex1_batches(), _ex1_batches()):
-            case = describe(batch)
-            try:
-                moved = to_device(batch, TARGET)
-            except Exception as error:  # noqa: BLE001 - the learner's code may fail any way
-                return incorrect("ch04.ex1.raised", case=case, error=f"{type(error).__name__}: {error}")
-            if isinstance(moved, Blank):
-                return Verdict(NOT_ATTEMPTED, self.not_attempted_key)
-            found = compare(reference, moved, "batch", TARGET)
-            if found:
-                key, params = found
-                return incorrect(f"ch04.ex1.{key}", case=case, **params)
-        return correct("ch04.ex1.ok", device=TARGET)
+        # Towards meta: every tensor must move. Towards the lab's device: every value must arrive.
+        for device, values in ((TARGET, False), (self.device, True)):
+            # The reference is a second, identical set of batches: a function that changes its input in
+            # place cannot change what it is compared with.
+            for batch, reference in zip(_ex1_batches(), _ex1_batches()):
+                case = describe(batch)
+                try:
+                    moved = to_device(batch, device)
+                except Exception as error:  # noqa: BLE001 - the learner's code may fail any way
+                    return incorrect("ch04.ex1.raised", case=case, error=f"{type(error).__name__}: {error}"[:300])
+                if isinstance(moved, Blank):
+                    return Verdict(NOT_ATTEMPTED, self.not_attempted_key)
+                found = compare(reference, moved, "batch", device, values)
+                if found:
+                    key, params = found
+                    return incorrect(f"ch04.ex1.{key}", case=case, **params)
+        return correct("ch04.ex1.ok")
 
 
-def _ex2_loader() -> DataLoader:
-    # (inputs, labels) batches of 4, 4 and 2 samples; the DataLoader hands them out as [inputs, labels].
-    dataset = TensorDataset(torch.randn(10, 3), torch.arange(10))
-    return DataLoader(dataset, batch_size=4)
+class _Readings(Dataset):
+    """Six samples shaped like the lab's: a dict with a namedtuple of tensors, a label and a name."""
+
+    def __len__(self) -> int:
+        return 6
+
+    def __getitem__(self, i: int) -> dict[str, object]:
+        inputs = torch.arange(3, dtype=torch.float32) + 10 * i
+        return {"features": Pair(inputs, torch.tensor(float(i % 2))), "label": torch.tensor(i), "name": f"s{i}"}
+
+
+class _CountingLoader(DataLoader):
+    """A DataLoader that counts the passes started over it: a wrapper must start one per pass of its own."""
+
+    passes = 0
+
+    def __iter__(self) -> Iterator[object]:
+        self.passes += 1
+        return super().__iter__()
+
+
+def take(iterable: object, limit: int) -> list[object]:
+    """At most `limit` items of one pass over `iterable`, calling its `__iter__` exactly once, as a for loop does.
+
+    (`itertools.islice(iter(x), n)` calls `iter()` a second time on what `__iter__` returned: a class whose
+    `__iter__` returns `self` after starting a new pass would start two.)
+    """
+    iterator = iter(iterable)  # type: ignore[call-overload]
+    items = []
+    for _ in range(limit):
+        try:
+            items.append(next(iterator))
+        except StopIteration:
+            break
+    return items
+
+
+def _ex2_loaders() -> list[Callable[[], _CountingLoader]]:
+    # (inputs, labels) batches of 4, 4 and 2 samples, which the DataLoader hands out as [inputs, labels];
+    # then dict batches with a namedtuple and a list of names, like the proof's.
+    def pairs() -> _CountingLoader:
+        dataset = TensorDataset(torch.arange(30, dtype=torch.float32).reshape(10, 3), torch.arange(10))
+        return _CountingLoader(dataset, batch_size=4)
+
+    def readings() -> _CountingLoader:
+        return _CountingLoader(_Readings(), batch_size=4)
+
+    return [pairs, readings]
 
 
 class LoaderWrapper(Exercise):
-    """Exercise 2: DeviceLoader(loader, device) hands out every batch moved, pass after pass, and keeps len()."""
+    """Exercise 2: DeviceLoader(loader, device) hands out every batch moved, a new pass each time, and keeps len()."""
 
     name = "ex2"
     reads = ("DeviceLoader",)
     hints = ("ch04.ex2.hint1", "ch04.ex2.hint2", "ch04.ex2.hint3")
     solution_key = "ch04.ex2.solution"
     not_attempted_key = "ch04.ex2.todo"
-    parts = ("inputs", "labels")
+    seconds = SECONDS
 
     def judge(self, DeviceLoader: object) -> Verdict:  # noqa: N803 - the notebook's name for it
         if not callable(DeviceLoader):
             return incorrect("ch04.ex2.not_callable")
-        loader = _ex2_loader()
-        expected = list(loader)
-        try:
-            wrapped = DeviceLoader(loader, TARGET)
-            first_pass = list(wrapped)
-        except Exception as error:  # noqa: BLE001 - the learner's code may fail any way
-            return incorrect("ch04.ex2.raised", error=f"{type(error).__name__}: {error}")
-        for n, (batch, want) in enumerate(zip(first_pass, expected), start=1):
-            verdict = self._judge_batch(n, batch, want)
+        for make in _ex2_loaders():
+            verdict = self._judge_loader(DeviceLoader, make)
             if verdict is not None:
                 return verdict
-        if len(first_pass) != len(expected):
-            return incorrect("ch04.ex2.count", got=len(first_pass), want=len(expected))
-        try:
-            length = len(wrapped)
-        except Exception as error:  # noqa: BLE001 - a generator has no len(); report whatever happened
-            return incorrect("ch04.ex2.no_len", error=f"{type(error).__name__}: {error}")
-        if length != len(expected):
-            return incorrect("ch04.ex2.wrong_len", got=length, want=len(expected))
-        try:
-            second_pass = sum(1 for _ in wrapped)
-        except Exception as error:  # noqa: BLE001
-            return incorrect("ch04.ex2.raised", error=f"{type(error).__name__}: {error}")
-        if second_pass != len(expected):
-            return incorrect("ch04.ex2.one_epoch", got=second_pass, want=len(expected))
-        return correct("ch04.ex2.ok", device=TARGET)
+        return correct("ch04.ex2.ok")
 
-    def _judge_batch(self, n: int, batch: object, want: list[torch.Tensor]) -> Verdict | None:
-        if isinstance(batch, Blank) or (isinstance(batch, (list, tuple)) and any(isinstance(b, Blank) for b in batch)):
-            return incorrect("ch04.ex2.blank_batches")
-        if not isinstance(batch, (list, tuple)) or len(batch) != 2 or not all(
-            isinstance(part, torch.Tensor) for part in batch
-        ):
-            return incorrect("ch04.ex2.not_pair", n=n, got=describe(batch))
-        if [tuple(part.shape) for part in batch] != [tuple(part.shape) for part in want]:
-            return incorrect(
-                "ch04.ex2.other_batches",
-                n=n,
-                got=[tuple(p.shape) for p in batch],
-                want=[tuple(p.shape) for p in want],
-            )
-        for i, part in enumerate(batch):
-            if not same_device(part.device, TARGET):
-                return incorrect("ch04.ex2.left_behind", n=n, i=i, what=self.parts[i], found=part.device,
-                                 device=TARGET)
+    def _judge_loader(
+        self, DeviceLoader: Callable[..., object], make: Callable[[], _CountingLoader]  # noqa: N803
+    ) -> Verdict | None:
+        expected = list(make())
+        want = len(expected)
+        loader = make()
+        try:
+            wrapped = DeviceLoader(loader, TARGET)
+            passes = loader.passes
+            first = take(wrapped, want + 1)
+        except Exception as error:  # noqa: BLE001 - the learner's code may fail any way
+            return incorrect("ch04.ex2.raised", error=f"{type(error).__name__}: {error}"[:300])
+        verdict = self._judge_pass(first, expected, TARGET, values=False)
+        if verdict is not None:
+            return verdict
+        if loader.passes - passes != 1:
+            return incorrect("ch04.ex2.cached", got=loader.passes - passes)
+        try:
+            length = len(wrapped)  # type: ignore[arg-type]
+        except Exception as error:  # noqa: BLE001 - a generator has no len(); report whatever happened
+            return incorrect("ch04.ex2.no_len", error=f"{type(error).__name__}: {error}"[:300])
+        if length != want:
+            return incorrect("ch04.ex2.wrong_len", got=length, want=want)
+        try:
+            passes = loader.passes
+            second = take(wrapped, want + 1)
+        except Exception as error:  # noqa: BLE001
+            return incorrect("ch04.ex2.raised", error=f"{type(error).__name__}: {error}"[:300])
+        if len(second) != want:
+            return incorrect("ch04.ex2.one_epoch", got=len(second), want=want)
+        if loader.passes - passes != 1:
+            return incorrect("ch04.ex2.cached", got=loader.passes - passes)
+        verdict = self._judge_pass(second, expected, TARGET, values=False)
+        if verdict is not None:
+            return verdict
+        # Meta tensors hold no values: a last pass towards the lab's own device compares them.
+        try:
+            here = take(DeviceLoader(loader, self.device), want + 1)
+        except Exception as error:  # noqa: BLE001
+            return incorrect("ch04.ex2.raised", error=f"{type(error).__name__}: {error}"[:300])
+        return self._judge_pass(here, expected, self.device, values=True)
+
+    def _judge_pass(
+        self, got: list[object], expected: list[object], device: torch.device, values: bool
+    ) -> Verdict | None:
+        for n, (batch, want) in enumerate(zip(got, expected), start=1):
+            if _holds_blank(batch):
+                return incorrect("ch04.ex2.blank_batches")
+            found = compare(want, batch, "batch", device, values)
+            if found:
+                key, params = found
+                return incorrect(f"ch04.ex2.{key}", n=n, case=describe(want), **params)
+        if len(got) > len(expected):
+            return incorrect("ch04.ex2.too_many", want=len(expected))
+        if len(got) < len(expected):
+            return incorrect("ch04.ex2.count", got=len(got), want=len(expected))
         return None
+
+
+def _holds_blank(batch: object) -> bool:
+    if isinstance(batch, Blank):
+        return True
+    if isinstance(batch, dict):
+        return any(_holds_blank(value) for value in batch.values())
+    if isinstance(batch, (list, tuple)):
+        return any(_holds_blank(item) for item in batch)
+    return False
+
+
+def _is_bool(value: object) -> bool:
+    # True and False, and numpy's bool (what `numpy.bool_(False)` or a numpy comparison gives)
+    kind = type(value)
+    return isinstance(value, bool) or (kind.__module__ == "numpy" and kind.__name__ in ("bool_", "bool"))
 
 
 class AsyncCopyQuestion(Exercise):
     """Exercise 3: true or false — does `pageable.to(device, non_blocking=True)` let the CPU run ahead?"""
 
     name = "ex3"
-    reads = ("copy_is_async", "pageable", "device")
+    reads = ("copy_is_async", "pageable")
     hints = ("ch04.ex3.hint1", "ch04.ex3.hint2")
     solution_key = "ch04.ex3.solution"
     not_attempted_key = "ch04.ex3.todo"
+    seconds = SECONDS
 
-    def judge(self, copy_is_async: object, pageable: object, device: torch.device) -> Verdict:
-        if not isinstance(copy_is_async, bool):
-            return incorrect("ch04.ex3.not_bool", got=repr(copy_is_async))
+    def judge(self, copy_is_async: object, pageable: object) -> Verdict:
+        if not _is_bool(copy_is_async):
+            return incorrect("ch04.ex3.not_bool", got=repr(copy_is_async)[:60])
         if not isinstance(pageable, torch.Tensor):
             return incorrect("ch04.ex3.no_tensor")
+        if pageable.device.type != "cpu" or pageable.is_pinned():
+            # The question is about an ordinary CPU tensor, the one the cell makes.
+            return incorrect("ch04.ex3.not_ordinary")
+        device = self.device  # the lab's device: a notebook variable could have been rebound
         truth = asynchronous_copy(pageable, device)
         if truth is None:
             return correct("ch04.ex3.other_device", device=device)
-        if copy_is_async != truth:
+        if bool(copy_is_async) != truth:
             return incorrect("ch04.ex3.wrong", device=device)
-        if truth:
-            return correct("ch04.ex3.ok_async")
-        if torch.device(device).type == "cpu":
+        if device.type == "cpu":
             return correct("ch04.ex3.ok_no_copy")
         return correct("ch04.ex3.ok_staged")
 
@@ -272,163 +381,189 @@ def _both(code: str) -> dict[str, str]:
     return {"en": escaped, "zh": escaped}
 
 
+# What a moved batch got wrong, said once for exercise 1 ("on the batch ...") and reused for exercise 2
+# ("in batch n ..."): the English entries start with EN_CASE, the Chinese ones with ZH_CASE.
+EN_CASE, ZH_CASE = "on the batch {case}, ", "在批次 {case} 上，"
+DIFFERENCE_MESSAGES = {
+    "container": {
+        "en": EN_CASE + "`{path}` was a {want} and came back as a {got}.",
+        "zh": ZH_CASE + "`{path}` 原本是 {want}，返回的却是 {got}。",
+    },
+    "namedtuple": {
+        "en": EN_CASE + "`{path}` was the namedtuple {want} and came back as a {got}: `{path}.{field}` would "
+        "no longer work.",
+        "zh": ZH_CASE + "`{path}` 原本是命名元组 {want}，返回的却是 {got}：`{path}.{field}` 就用不了了。",
+    },
+    "length": {
+        "en": EN_CASE + "`{path}` held {want} items and came back with {got}.",
+        "zh": ZH_CASE + "`{path}` 原本有 {want} 个元素，返回时变成了 {got} 个。",
+    },
+    "keys": {
+        "en": EN_CASE + "the keys {missing} of `{path}` are missing from the result: what is not a tensor must "
+        "come back too.",
+        "zh": ZH_CASE + "结果里少了 `{path}` 的键 {missing}：不是张量的值也要原样返回。",
+    },
+    "non_tensor": {
+        "en": EN_CASE + "`{path}` was {want} and came back as {got}: what is not a tensor should be left as it is.",
+        "zh": ZH_CASE + "`{path}` 原本是 {want}，返回的却是 {got}：不是张量的值应当保持原样。",
+    },
+    "not_tensor": {
+        "en": EN_CASE + "`{path}` was a tensor and came back as a {got}.",
+        "zh": ZH_CASE + "`{path}` 原本是张量，返回的却是 {got}。",
+    },
+    "changed": {
+        "en": EN_CASE + "the tensor `{path}` came back with another shape or dtype: move it, do not change it.",
+        "zh": ZH_CASE + "张量 `{path}` 返回时形状或 dtype 变了：只移动它，不要改动它。",
+    },
+    "values": {
+        "en": EN_CASE + "the tensor `{path}` arrived with other values than it had: move the tensor itself, "
+        "do not make a new one.",
+        "zh": ZH_CASE + "张量 `{path}` 移过去之后数值变了：要移动张量本身，而不是新建一个张量。",
+    },
+    "left_behind": {
+        "en": EN_CASE + "the tensor `{path}` is still on {found}, not on {device}. (The check asks for the "
+        "`meta` device, which every machine has, and for this lab's device.)",
+        "zh": ZH_CASE + "张量 `{path}` 仍在 {found} 上，而不在 {device} 上。"
+        "（检查会要求移到每台机器都有的 `meta` 设备，"
+        "也会要求移到本实验所用的设备。）",
+    },
+}
+
+
+def _difference_messages(exercise: str, en_case: str, zh_case: str) -> dict[str, dict[str, str]]:
+    entries = {}
+    for key, entry in DIFFERENCE_MESSAGES.items():
+        entries[f"ch04.{exercise}.{key}"] = {
+            "en": en_case + entry["en"][len(EN_CASE):],
+            "zh": zh_case + entry["zh"][len(ZH_CASE):],
+        }
+    return entries
+
+
+messages.add(_difference_messages("ex1", EN_CASE, ZH_CASE))
+messages.add(_difference_messages("ex2", "in batch {n} ({case}), ", "在第 {n} 个批次（{case}）中，"))
+
 messages.add(
     {
         # exercise 1
         "ch04.ex1.todo": {
             "en": "fill in `to_device` (it still returns `____`).",
-            "zh": "补全 `to_device`（它现在还返回 `____`）。",
+            "zh": "请补全 `to_device`（它现在还返回 `____`）。",
         },
         "ch04.ex1.not_function": {
             "en": "`to_device` should be a function `to_device(batch, device)`.",
-            "zh": "`to_device` 应该是一个函数 `to_device(batch, device)`。",
+            "zh": "`to_device` 应该是一个函数：`to_device(batch, device)`。",
         },
         "ch04.ex1.raised": {
             "en": "`to_device` raised an error on the batch {case}: {error}",
-            "zh": "`to_device` 在批次 {case} 上抛出了错误：{error}",
-        },
-        "ch04.ex1.container": {
-            "en": "on the batch {case}, `{path}` was a {want} and came back as a {got}.",
-            "zh": "在批次 {case} 上，`{path}` 原本是 {want}，返回时变成了 {got}。",
-        },
-        "ch04.ex1.namedtuple": {
-            "en": "on the batch {case}, `{path}` was the namedtuple {want} and came back as a {got}: "
-            "`{path}.{field}` would no longer work.",
-            "zh": "在批次 {case} 上，`{path}` 原本是命名元组 {want}，返回时变成了 {got}："
-            "`{path}.{field}` 就不能再用了。",
-        },
-        "ch04.ex1.length": {
-            "en": "on the batch {case}, `{path}` held {want} items and came back with {got}.",
-            "zh": "在批次 {case} 上，`{path}` 原本有 {want} 个元素，返回时只剩 {got} 个。",
-        },
-        "ch04.ex1.keys": {
-            "en": "on the batch {case}, the keys {missing} of `{path}` are missing from the result: "
-            "what is not a tensor must come back too.",
-            "zh": "在批次 {case} 上，结果里缺少 `{path}` 的键 {missing}：不是张量的东西也要原样返回。",
-        },
-        "ch04.ex1.non_tensor": {
-            "en": "on the batch {case}, `{path}` was {want} and came back as {got}: what is not a tensor "
-            "should be left as it is.",
-            "zh": "在批次 {case} 上，`{path}` 原本是 {want}，返回时变成了 {got}：不是张量的东西应当保持原样。",
-        },
-        "ch04.ex1.not_tensor": {
-            "en": "on the batch {case}, `{path}` was a tensor and came back as a {got}.",
-            "zh": "在批次 {case} 上，`{path}` 原本是张量，返回时变成了 {got}。",
-        },
-        "ch04.ex1.changed": {
-            "en": "on the batch {case}, the tensor `{path}` came back with another shape or dtype: "
-            "move it, do not change it.",
-            "zh": "在批次 {case} 上，张量 `{path}` 返回时形状或数据类型变了：只移动它，不要改变它。",
-        },
-        "ch04.ex1.left_behind": {
-            "en": "on the batch {case}, the tensor `{path}` is still on {found}, not on {device}. "
-            "(The check moves batches to the `meta` device, which every machine has.)",
-            "zh": "在批次 {case} 上，张量 `{path}` 仍在 {found} 上，而不在 {device} 上。"
-            "（检查会把批次移到 `meta` 设备，每台机器都有这个设备。）",
+            "zh": "`to_device` 处理批次 {case} 时报错：{error}",
         },
         "ch04.ex1.ok": {
-            "en": "every tensor moved to {device}; tuples, lists, namedtuples and dicts kept their types; "
+            "en": "every tensor moved, with its values; tuples, lists, namedtuples and dicts kept their types; "
             "numbers, strings and None came back unchanged.",
-            "zh": "每个张量都移到了 {device}；元组、列表、命名元组和字典都保持了原来的类型；"
+            "zh": "每个张量都连同数值一起移了过去；元组、列表、命名元组和字典都保持了原来的类型；"
             "数字、字符串和 None 原样返回。",
         },
         "ch04.ex1.hint1": {
             "en": "Handle one kind of thing at a time: a tensor (move it); a dict, a namedtuple, a tuple or a "
             "list (rebuild the same type from its moved items, calling `to_device` on each); anything else "
             "(return it as it is).",
-            "zh": "一次处理一种东西：张量（移动它）；字典、命名元组、元组或列表（对每个元素调用 `to_device`，"
-            "再用移动后的元素重建同一类型）；其他任何东西（原样返回）。",
+            "zh": "按类型逐一处理：张量，移动它；字典、命名元组、元组或列表，对每个元素调用 `to_device`，"
+            "再用移动后的元素重建同一类型；其他任何东西，原样返回。",
         },
         "ch04.ex1.hint2": {
             "en": "`type(batch)(items)` rebuilds a list or a tuple of the same type; a namedtuple takes its "
             "items one by one: `type(batch)(*items)`.",
-            "zh": "`type(batch)(items)` 能重建同一类型的列表或元组；命名元组要把元素逐个传入：`type(batch)(*items)`。",
+            "zh": "`type(batch)(items)` 可以重建同一类型的列表或元组；命名元组的构造函数要逐个接收字段："
+            "`type(batch)(*items)`。",
         },
         "ch04.ex1.hint3": {
             "en": "A namedtuple is also a tuple: test for it first, for example with "
             "`isinstance(batch, tuple) and hasattr(batch, \"_fields\")`.",
-            "zh": "命名元组也是元组：要先判断它，比如用 `isinstance(batch, tuple) and hasattr(batch, \"_fields\")`。",
+            "zh": "命名元组也是元组，所以要先判断它，"
+            "比如用 `isinstance(batch, tuple) and hasattr(batch, \"_fields\")`。",
         },
         "ch04.ex1.solution": _both(TO_DEVICE_SOLUTION),
         # exercise 2
         "ch04.ex2.todo": {
             "en": "replace `DeviceLoader = ____` with your wrapper.",
-            "zh": "把 `DeviceLoader = ____` 换成你写的包装器。",
+            "zh": "请把 `DeviceLoader = ____` 换成你写的包装器。",
         },
         "ch04.ex2.not_callable": {
-            "en": "`DeviceLoader` should be a class (or a function) used as `DeviceLoader(loader, device)`.",
-            "zh": "`DeviceLoader` 应该是一个类（或函数），用法是 `DeviceLoader(loader, device)`。",
+            "en": "`DeviceLoader` should be a class used as `DeviceLoader(loader, device)`.",
+            "zh": "`DeviceLoader` 应该是一个类，用法是 `DeviceLoader(loader, device)`。",
         },
         "ch04.ex2.raised": {
-            "en": "wrapping a DataLoader and iterating over it raised an error: {error}",
-            "zh": "包装一个 DataLoader 并遍历它时抛出了错误：{error}",
+            "en": "wrapping a DataLoader and going through it raised an error: {error}. (The check wraps loaders "
+            "of [inputs, labels] lists and of dicts that hold a namedtuple and a list of names, like the lab's.)",
+            "zh": "包装一个 DataLoader 并遍历它时报错：{error}。（检查包装的 loader 有两种："
+            "一种给出 [inputs, labels] 列表，另一种和本实验一样，给出装着命名元组和名字列表的字典。）",
         },
         "ch04.ex2.blank_batches": {
             "en": "the wrapper hands out `____`: finish `to_device` (exercise 1) first.",
             "zh": "包装器给出的是 `____`：请先完成 `to_device`（练习 1）。",
         },
-        "ch04.ex2.not_pair": {
-            "en": "batch {n} came out as {got}, but the wrapped loader gives [inputs, labels] pairs: hand out "
-            "each batch the loader gives, moved.",
-            "zh": "第 {n} 个批次给出的是 {got}，但被包装的 loader 给出的是 [inputs, labels] 对："
-            "把 loader 给出的每个批次移动后交出去。",
-        },
-        "ch04.ex2.other_batches": {
-            "en": "batch {n} has the shapes {got}, but the wrapped loader's batch {n} has {want}: wrap the "
-            "loader given to `DeviceLoader`, not another one.",
-            "zh": "第 {n} 个批次的形状是 {got}，而被包装的 loader 的第 {n} 个批次是 {want}："
-            "要包装传给 `DeviceLoader` 的那个 loader，而不是别的。",
-        },
-        "ch04.ex2.left_behind": {
-            "en": "in batch {n}, the {what} (element {i}) are still on {found}, not on {device}. "
-            "(The check passes the `meta` device to `DeviceLoader`.)",
-            "zh": "在第 {n} 个批次中，{what}（第 {i} 个元素）仍在 {found} 上，而不在 {device} 上。"
-            "（检查传给 `DeviceLoader` 的是 `meta` 设备。）",
-        },
         "ch04.ex2.count": {
             "en": "a pass over the wrapper gave {got} batches, but the loader has {want}.",
-            "zh": "遍历一遍包装器得到 {got} 个批次，但 loader 有 {want} 个。",
+            "zh": "遍历一遍包装器只得到 {got} 个批次，而 loader 有 {want} 个。",
+        },
+        "ch04.ex2.too_many": {
+            "en": "a pass over the wrapper gave more than {want} batches, but the loader has {want}: a pass over "
+            "the wrapper should end when the loader's pass ends.",
+            "zh": "遍历一遍包装器得到的批次多于 {want} 个，而 loader 只有 {want} 个：loader 遍历完，"
+            "包装器的这一遍也应当结束。",
+        },
+        "ch04.ex2.cached": {
+            "en": "one pass over the wrapper started {got} passes over the loader instead of one. Each epoch must "
+            "hand out the batches of a new pass over the loader: that is where a DataLoader reshuffles and "
+            "reads the data again.",
+            "zh": "遍历一遍包装器时，loader 被从头遍历了 {got} 次，而不是 1 次。"
+            "每个轮次都必须交出 loader 新一遍遍历的批次："
+            "DataLoader 正是在新的一遍里重新打乱顺序、重新读取数据的。",
         },
         "ch04.ex2.no_len": {
             "en": "`len(DeviceLoader(loader, device))` fails ({error}); training loops use it, for example to "
             "average the loss over an epoch.",
-            "zh": "`len(DeviceLoader(loader, device))` 出错了（{error}）；训练循环会用到它，比如求一个轮次的平均损失。",
+            "zh": "`len(DeviceLoader(loader, device))` 出错了（{error}）；训练循环会用到它，"
+            "比如计算一个轮次的平均损失。",
         },
         "ch04.ex2.wrong_len": {
             "en": "`len()` of the wrapper is {got}, but the loader has {want} batches.",
-            "zh": "包装器的 `len()` 是 {got}，但 loader 有 {want} 个批次。",
+            "zh": "包装器的 `len()` 是 {got}，而 loader 有 {want} 个批次。",
         },
         "ch04.ex2.one_epoch": {
             "en": "the second pass over the same wrapper gave {got} batches instead of {want}: every pass "
             "(every epoch) must start a new pass over the loader.",
-            "zh": "第二次遍历同一个包装器只得到 {got} 个批次，而不是 {want} 个："
-            "每次遍历（每个轮次）都必须重新遍历 loader。",
+            "zh": "第二次遍历同一个包装器得到 {got} 个批次，而不是 {want} 个：每次遍历"
+            "（每个轮次）都必须重新遍历一遍 loader。",
         },
         "ch04.ex2.ok": {
-            "en": "every batch comes out on {device}, pass after pass, and `len()` is the loader's.",
-            "zh": "每个批次都以 {device} 上的形式交出，每一轮都是如此，而且 `len()` 与 loader 相同。",
+            "en": "every batch comes out moved, whole and with its values, pass after pass, and `len()` is the "
+            "loader's.",
+            "zh": "每个批次都完整地、连同数值一起被移了过去，每个轮次都是如此，而且 `len()` 与 loader 一致。",
         },
         "ch04.ex2.hint1": {
-            "en": "Write a class with `__init__(self, loader, device)`, `__iter__` and `__len__`; the seed's "
+            "en": "Write a class with `__init__(self, loader, device)`, `__iter__` and `__len__`; the blog post's "
             "`DeviceDataLoader` has this shape.",
-            "zh": "写一个带有 `__init__(self, loader, device)`、`__iter__` 和 `__len__` 的类；"
-            "原文的 `DeviceDataLoader` 就是这个结构。",
+            "zh": "写一个类，包含 `__init__(self, loader, device)`、`__iter__` 和 `__len__`；那篇博客里的 "
+            "`DeviceDataLoader` 就是这种结构。",
         },
         "ch04.ex2.hint2": {
             "en": "`__iter__` can be a generator: `for batch in self.loader: yield to_device(batch, self.device)`. "
             "Each call starts a new pass over the loader.",
             "zh": "`__iter__` 可以写成生成器：`for batch in self.loader: yield to_device(batch, self.device)`。"
-            "每次调用都会重新遍历 loader。",
+            "每调用一次，就会重新遍历一遍 loader。",
         },
         "ch04.ex2.hint3": {
-            "en": "`__len__` returns `len(self.loader)`. A bare generator function cannot have a length.",
-            "zh": "`__len__` 返回 `len(self.loader)`。单纯的生成器函数是没有长度的。",
+            "en": "`__len__` returns `len(self.loader)`. A bare generator function cannot have a length, and "
+            "it is used up after one pass.",
+            "zh": "`__len__` 返回 `len(self.loader)`。单独一个生成器函数没有长度，而且遍历一遍就用完了。",
         },
         "ch04.ex2.solution": _both(DEVICE_LOADER_SOLUTION),
         # exercise 3
         "ch04.ex3.todo": {
             "en": "replace `copy_is_async = ____` with True or False.",
-            "zh": "把 `copy_is_async = ____` 换成 True 或 False。",
+            "zh": "请把 `copy_is_async = ____` 换成 True 或 False。",
         },
         "ch04.ex3.not_bool": {
             "en": "answer with True or False (got {got}).",
@@ -438,45 +573,47 @@ messages.add(
             "en": "`pageable` is no longer the tensor of the cell above: run that cell again.",
             "zh": "`pageable` 已经不是上面那个单元里的张量了：请重新运行那个单元。",
         },
+        "ch04.ex3.not_ordinary": {
+            "en": "the question is about an ordinary CPU tensor, and `pageable` is no longer one: run the cell as "
+            "it was given, with only `____` replaced.",
+            "zh": "这道题问的是一个普通的 CPU 张量，而 `pageable` 已经不是了：请按原样运行那个单元，只替换 `____`。",
+        },
         "ch04.ex3.wrong": {
             "en": "that is not what happens on this machine. Look at `pageable.device`, at "
             "`pageable.is_pinned()`, and at the device it is copied to ({device}).",
-            "zh": "这台机器上并不是这样。看看 `pageable.device`、`pageable.is_pinned()`，"
-            "以及它被复制到的设备（{device}）。",
+            "zh": "这台机器上并不是这样。看看 `pageable.device`、`pageable.is_pinned()`，以及它被复制到的设备"
+            "（{device}）。",
         },
         "ch04.ex3.ok_no_copy": {
             "en": "on the CPU, `pageable.to(device, non_blocking=True)` returns the very same tensor: nothing "
-            "is copied, so nothing runs in the background. (On a GPU the answer is the same, for another reason: "
-            "`pageable` is not pinned.)",
-            "zh": "在 CPU 上，`pageable.to(device, non_blocking=True)` 返回的就是同一个张量：什么都没有复制，"
-            "也就没有任何东西在后台运行。（在 GPU 上答案相同，但原因不同：`pageable` 不是锁页内存。）",
+            "is copied, so nothing runs in the background. (On a CUDA GPU the answer is the same, for another "
+            "reason: `pageable` is not pinned.)",
+            "zh": "设备是 CPU 时，`pageable.to(device, non_blocking=True)` 返回的就是同一个张量：什么都没有复制，"
+            "也就没有任何东西在后台运行。（换成 CUDA GPU，答案不变，但原因不同：`pageable` 不在锁页内存中。）",
         },
         "ch04.ex3.ok_staged": {
-            "en": "`pageable` is not pinned: the driver first copies it into pinned memory of its own, and the "
-            "call returns only after your tensor has been read. `non_blocking=True` does not let the CPU run "
-            "ahead of this copy.",
-            "zh": "`pageable` 不是锁页内存：驱动要先把它复制到自己的锁页内存里，等你的张量被读完，这个调用才返回。"
-            "`non_blocking=True` 并不能让 CPU 抢在这次复制前面继续运行。",
-        },
-        "ch04.ex3.ok_async": {
-            "en": "`pageable` is pinned here: the call only queues the copy and returns, and the CPU goes on "
-            "while the GPU copies.",
-            "zh": "这里的 `pageable` 是锁页内存：调用只是把复制排进队列就返回了，GPU 复制的同时 CPU 继续往下运行。",
+            "en": "`pageable` is not pinned, so the call returns only after your tensor has been read (NVIDIA "
+            "documents that the driver first stages pageable memory in pinned memory of its own). "
+            "`non_blocking=True` does not let the CPU go on before that.",
+            "zh": "`pageable` 不在锁页内存中，所以要等你的张量被读完，这个调用才返回（NVIDIA 的文档说明，"
+            "驱动会先把可分页内存暂存到它自己的锁页内存里）。`non_blocking=True` 并不能让 CPU 在此之前继续往下执行。",
         },
         "ch04.ex3.other_device": {
             "en": "this question is about copies to a CUDA GPU; on {device} either answer is accepted here.",
-            "zh": "这道题讲的是复制到 CUDA GPU 的情形；在 {device} 上，两种回答这里都算对。",
+            "zh": "这道题讲的是复制到 CUDA GPU 的情形；在 {device} 上，两种回答都算对。",
         },
         "ch04.ex3.hint1": {
-            "en": "Where does `pageable` live, and is its memory pinned? `pageable.is_pinned()` tells.",
-            "zh": "`pageable` 在哪个设备上？它的内存是锁页内存吗？`pageable.is_pinned()` 会告诉你。",
+            "en": "Where does `pageable` live, and is its memory pinned? `pageable.is_pinned()` tells. And where "
+            "is it copied to?",
+            "zh": "`pageable` 在哪个设备上？它在锁页内存中吗？`pageable.is_pinned()` 会告诉你。它又被复制到了哪里？",
         },
         "ch04.ex3.hint2": {
-            "en": "A copy to a CUDA GPU runs while the CPU goes on only from pinned (page-locked) memory. From "
-            "ordinary, pageable memory the driver first copies the data into a pinned buffer of its own, and "
-            "the call waits for that.",
-            "zh": "只有从锁页（pinned）内存复制到 CUDA GPU 时，复制才会在 CPU 继续运行的同时进行。"
-            "从普通的可分页内存复制时，驱动要先把数据复制到自己的锁页缓冲区，调用会等这一步完成。",
+            "en": "A copy to a CUDA GPU runs while the CPU goes on only from pinned (page-locked) memory; from "
+            "ordinary, pageable memory the call returns only after your tensor has been read. On the CPU, "
+            "`.to(\"cpu\")` copies nothing at all.",
+            "zh": "只有从锁页（pinned）内存复制到 CUDA GPU 时，复制才会在 CPU 继续执行的同时进行；"
+            "从普通的可分页内存复制时，"
+            "要等你的张量被读完，调用才返回。设备是 CPU 时，`.to(\"cpu\")` 根本不复制。",
         },
         "ch04.ex3.solution": _both("copy_is_async = False"),
     }

@@ -6,34 +6,44 @@ real generated CUDA device check without a GPU. Tests marked ``gpu`` run on a CU
 """
 
 import re
+import sys
 from pathlib import Path
 
 import pytest
 import torch
 from torch import nn
+from torch.torch_version import TorchVersion
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from devicelab.chapters.basics import addmm_check_message
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tools"))
+from build_notebooks import code_without_comments  # noqa: E402
+
 PAGES = {lang: ROOT / "docs" / lang / "01-devices.md" for lang in ("en", "zh")}
 META = torch.device("meta")
 CUDA_KERNEL = torch._C.DispatchKeySet(torch._C.DispatchKey.CUDA)
-TORCH_VERSION = tuple(int(part) for part in re.findall(r"\d+", torch.__version__)[:2])
+NEW_WORDING = TorchVersion(torch.__version__) >= (2, 8)  # the generated check was reworded in 2.8.0
 
 SAME_DEVICE_28 = (
-    "Expected all tensors to be on the same device, but got mat1 is on cpu, different from other tensors "
-    "on {want} (when checking argument in method wrapper_CUDA_addmm)"
+    "Expected all tensors to be on the same device, but got {arg} is on {found}, different from other tensors "
+    "on {want} (when checking argument in method {op})"
 )
 SAME_DEVICE_27 = (
-    "Expected all tensors to be on the same device, but found at least two devices, {want} and cpu! "
-    "(when checking argument for argument mat1 in method wrapper_CUDA_addmm)"
+    "Expected all tensors to be on the same device, but found at least two devices, {want} and {found}! "
+    "(when checking argument for argument {arg} in method {op})"
 )
+
+
+def check_wording(arg: str, found: str, want: str, op: str = "wrapper_CUDA_addmm") -> str:
+    """The installed torch's generated device check: argument `arg` on `found`, the first tensor on `want`."""
+    return (SAME_DEVICE_28 if NEW_WORDING else SAME_DEVICE_27).format(arg=arg, found=found, want=want, op=op)
 
 
 def addmm_wording(want: str) -> str:
     """What the installed torch's generated addmm check says when mat1 is on the CPU and the rest on `want`."""
-    return (SAME_DEVICE_28 if TORCH_VERSION >= (2, 8) else SAME_DEVICE_27).format(want=want)
+    return check_wording("mat1", "cpu", want)
 
 
 def python_blocks(page: Path) -> list[str]:
@@ -116,7 +126,7 @@ def test_tensor_to_returns_the_tensor_itself_when_device_and_dtype_already_match
 
 
 def test_module_to_moves_parameters_and_buffers_in_place_and_returns_the_module():
-    """Module.to() moves the module's parameters and buffers in place and returns the module itself."""
+    """Module.to() moves the module's parameters and buffers and returns the module itself."""
     model = nn.Sequential(nn.Linear(2, 4), nn.BatchNorm1d(4))
     assert model.to(META) is model
     tensors = [*model.parameters(), *model.buffers()]
@@ -276,8 +286,16 @@ def test_the_pages_after_code_puts_model_and_batch_on_the_device():
 
 
 def test_both_pages_show_the_same_code():
-    """The Chinese page's code blocks are the English page's."""
-    assert python_blocks(PAGES["zh"]) == python_blocks(PAGES["en"])
+    """The Chinese page's code blocks are the English page's (comments may be translated)."""
+    zh, en = python_blocks(PAGES["zh"]), python_blocks(PAGES["en"])
+    assert [code_without_comments(b) for b in zh] == [code_without_comments(b) for b in en]
+
+
+def test_the_version_flag_compares_versions_as_numbers_not_strings():
+    """Version checks compare numbers: 2.14.1 is later than 2.8 (as strings it would not be)."""
+    assert TorchVersion("2.14.1") >= (2, 8) and not TorchVersion("2.7.1") >= (2, 8)
+    assert not "2.14.1" >= "2.8"  # the string comparison this replaces
+    assert NEW_WORDING == (TorchVersion(torch.__version__) >= "2.8.0")
 
 
 def test_a_dataloader_over_cpu_tensors_hands_out_cpu_batches():
@@ -285,6 +303,51 @@ def test_a_dataloader_over_cpu_tensors_hands_out_cpu_batches():
     data = torch.utils.data.TensorDataset(torch.randn(8, 2), torch.randint(0, 2, (8,)))
     inputs, labels = next(iter(torch.utils.data.DataLoader(data, batch_size=4)))
     assert inputs.device.type == "cpu" and labels.device.type == "cpu"
+
+
+def test_the_check_names_the_first_argument_whose_device_differs_from_the_first_tensors():
+    """The generated check names the first argument on another device than the first tensor, misplaced or not."""
+    cases = [  # (bias, mat1, mat2) devices -> the argument named, its device, the first tensor's device
+        (("meta", "cpu", "meta"), ("mat1", "cpu", "meta")),
+        (("cpu", "meta", "cpu"), ("mat1", "meta", "cpu")),
+        (("cpu", "cpu", "meta"), ("mat2", "meta", "cpu")),
+        (("meta", "meta", "cpu"), ("mat2", "cpu", "meta")),
+    ]
+    for (bias, mat1, mat2), (arg, found, want) in cases:
+        with pytest.raises(RuntimeError) as caught:
+            torch.ops.aten.addmm.default.redispatch(
+                CUDA_KERNEL,
+                torch.zeros(2, device=bias),
+                torch.zeros(4, 2, device=mat1),
+                torch.zeros(2, 2, device=mat2),
+            )
+        assert str(caught.value) == check_wording(arg, found, want)
+
+
+def test_a_cpu_linear_fed_an_input_on_the_gpu_names_mat1_although_the_layer_is_what_must_move():
+    """A linear layer left on the CPU fed a GPU batch: the check names mat1 (the input), on the GPU device."""
+    assert addmm_check_message(model_device="cpu", input_device="meta") == check_wording("mat1", "meta", "cpu")
+
+
+def test_nn_embedding_looks_up_its_rows_with_index_select_of_the_table_and_the_ids():
+    """nn.Embedding runs index_select(weight, 0, ids): the table is the first tensor, the ids the `index`."""
+    embedding = nn.Embedding(5, 2)
+    with torch.profiler.profile() as profile:
+        out = embedding(torch.tensor([1, 3]))
+    names = [event.name for event in profile.events()]
+    assert "aten::embedding" in names and "aten::index_select" in names
+    assert torch.equal(out, torch.index_select(embedding.weight, 0, torch.tensor([1, 3])))
+    arguments = [a.name for a in torch.ops.aten.index_select.default._schema.arguments]
+    assert arguments == ["self", "dim", "index"]
+
+
+def test_a_cpu_embedding_table_fed_ids_on_the_gpu_names_index_although_the_table_is_what_must_move():
+    """index_select's check, with the table on the CPU and the ids "on the GPU" (meta), names `index`."""
+    with pytest.raises(RuntimeError) as caught:
+        torch.ops.aten.index_select.default.redispatch(
+            CUDA_KERNEL, torch.zeros(5, 2), 0, torch.zeros(3, dtype=torch.long, device=META)
+        )
+    assert str(caught.value) == check_wording("index", "meta", "cpu", op="wrapper_CUDA__index_select")
 
 
 # --------------------------------------------------------------------------------------------- GPU
@@ -342,3 +405,21 @@ def test_current_accelerator_with_check_available_answers_cuda_on_a_gpu(cuda):
     except TypeError:
         pytest.skip("current_accelerator(check_available=...) exists since torch 2.7")
     assert found is not None and found.type == "cuda"
+
+
+@pytest.mark.gpu
+def test_a_cpu_linear_fed_a_cuda_input_names_mat1_on_cuda(cuda):
+    """On a real GPU: a CPU nn.Linear fed a CUDA batch raises the check naming mat1 on cuda:0, others on cpu."""
+    torch.cuda.set_device(0)
+    with pytest.raises(RuntimeError) as caught:
+        nn.Linear(2, 2)(torch.randn(4, 2, device=cuda))
+    assert str(caught.value) == check_wording("mat1", "cuda:0", "cpu")
+
+
+@pytest.mark.gpu
+def test_a_cpu_embedding_fed_cuda_ids_names_index_on_cuda(cuda):
+    """On a real GPU: a CPU nn.Embedding fed CUDA ids raises the check naming index on cuda:0, others on cpu."""
+    torch.cuda.set_device(0)
+    with pytest.raises(RuntimeError) as caught:
+        nn.Embedding(5, 2)(torch.tensor([1, 3], device=cuda))
+    assert str(caught.value) == check_wording("index", "cuda:0", "cpu", op="wrapper_CUDA__index_select")

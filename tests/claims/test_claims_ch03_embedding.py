@@ -1,5 +1,4 @@
-"""Claims tests for chapter 3 (embedding indices and labels, seed 004): each test proves one statement the
-chapter makes.
+"""Claims tests for chapter 3 (embedding indices and labels): each test proves one statement the chapter makes.
 
 Every test fails if its statement is false on the installed torch. On the CPU, the real generated CUDA
 device check is reached by redispatching an op to its CUDA kernel with a `meta` tensor standing in for the
@@ -14,6 +13,7 @@ import pytest
 import torch
 from torch import nn
 from torch.profiler import ProfilerActivity, profile
+from torch.torch_version import TorchVersion
 
 from devicelab.errors import lookup, match_kind
 
@@ -62,6 +62,20 @@ def _nll_loss_on_cuda_kernel() -> str:
     )
 
 
+def _index_select_with_a_cpu_table_on_cuda_kernel() -> str:
+    """index_select's CUDA kernel given a CPU table (a model left on the CPU) and meta indices (GPU token ids)."""
+    return _message(
+        lambda: torch.ops.aten.index_select.default.redispatch(
+            CUDA_KERNEL, torch.randn(10, 3), 0, torch.zeros(4, dtype=torch.long, device=META)
+        )
+    )
+
+
+def _as_on_a_gpu_reversed(message: str) -> str:
+    """The stand-in's message for a CPU table fed GPU ids, as a GPU prints it: the meta index is cuda:0 there."""
+    return message.replace("is on meta,", "is on cuda:0,")
+
+
 def _addmm_on_cuda_kernel() -> str:
     return _message(
         lambda: torch.ops.aten.addmm.default.redispatch(
@@ -107,8 +121,7 @@ def test_embedding_is_a_lookup_that_picks_rows_of_its_weight_with_index_select()
 
 
 def test_embedding_uses_one_kernel_for_cpu_and_cuda():
-    """aten::embedding has no CPU- or CUDA-specific kernel: the same composite kernel (which calls index_select)
-    serves both, so what the CPU profile shows is what runs on a GPU."""
+    """nn.Embedding fetches its rows with index_select on CPU and GPU alike: one composite kernel serves both."""
     table = torch._C._dispatch_dump("aten::embedding")
     kernels = {line.split(":")[0] for line in table.splitlines() if ": registered at" in line}
     assert "CompositeExplicitAutograd[alias]" in kernels
@@ -160,8 +173,7 @@ def test_nll_loss_device_check_names_target_for_cpu_labels():
 
 
 def test_the_generated_check_is_one_sentence_for_many_ops_only_the_names_change():
-    """The generated device check prints the same sentence for index_select, nll_loss_forward and addmm; only
-    the argument and method names change."""
+    """The generated device check is one sentence for index_select, nll_loss_forward and addmm; only names change."""
     template = re.compile(
         r"^Expected all tensors to be on the same device, but got (\w+) is on (\w+), different from other "
         r"tensors on (\w+) \(when checking argument in method (\w+)\)$"
@@ -170,6 +182,26 @@ def test_the_generated_check_is_one_sentence_for_many_ops_only_the_names_change(
                                          _addmm_on_cuda_kernel())]
     assert all(found)
     assert len({m.group(1) for m in found}) == 3 and len({m.group(4) for m in found}) == 3
+
+
+def test_a_cpu_table_fed_gpu_ids_names_index_on_the_gpu():
+    """A CPU embedding table fed GPU ids makes the CUDA index_select check name `index`, on cuda:0, the ids' device."""
+    message = _as_on_a_gpu_reversed(_index_select_with_a_cpu_table_on_cuda_kernel())
+    assert message == (
+        "Expected all tensors to be on the same device, but got index is on cuda:0, different from other tensors "
+        "on cpu (when checking argument in method wrapper_CUDA__index_select)"
+    )
+    found = match_kind("same_device", message)
+    assert found is not None and found.chapter == "03-embedding"
+    assert (found.fields["arg"], found.fields["found"]) == ("index", "cuda:0")
+
+
+def test_the_check_names_index_whichever_of_table_and_ids_is_misplaced():
+    """The check names the argument differing from the first tensor (the table), whichever of the two is misplaced."""
+    ids_misplaced = match_kind("same_device", _index_select_on_cuda_kernel())
+    table_misplaced = match_kind("same_device", _index_select_with_a_cpu_table_on_cuda_kernel())
+    assert ids_misplaced.fields["arg"] == table_misplaced.fields["arg"] == "index"
+    assert ids_misplaced.fields["found"] == "cpu" and table_misplaced.fields["found"] == "meta"
 
 
 def test_the_wordings_the_lab_expects_are_what_the_installed_torch_prints():
@@ -196,9 +228,24 @@ def test_the_wordings_the_lab_expects_are_what_the_installed_torch_prints():
             "target",
         ),
         (
+            "Expected all tensors to be on the same device, but found at least two devices, cpu and cuda:0! "
+            "(when checking argument for argument index in method wrapper_CUDA__index_select)",
+            "index",
+        ),
+        (
+            "Expected all tensors to be on the same device, but got index is on cuda:0, different from other "
+            "tensors on cpu (when checking argument in method wrapper_CUDA__index_select)",
+            "index",
+        ),
+        (
             "Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu! "
             "(when checking argument for argument index in method wrapper__index_select)",
             "index",
+        ),
+        (
+            "Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu! "
+            "(when checking argument for argument target in method wrapper_nll_loss_forward)",
+            "target",
         ),
     ],
 )
@@ -260,8 +307,7 @@ def test_a_dataloader_over_cpu_tensors_yields_a_list_of_cpu_tensors():
 
 
 def test_moving_inputs_inside_forward_moves_nothing_for_the_labels():
-    """A forward that moves its input to the parameters' device leaves the labels where they were, and the loss
-    still sees CPU labels next to the model's logits."""
+    """A forward moving the ids to the parameters' device leaves the labels on the CPU, where the loss refuses them."""
     model = AutoMove().to(META)
     token_ids, labels = torch.randint(0, 10, (4, 5)), torch.randint(0, 4, (4,))
     logits = model(token_ids)  # CPU ids are accepted: forward moved them
@@ -287,6 +333,15 @@ def test_cross_entropy_wants_integer_class_indices_for_one_label_per_row():
         nn.CrossEntropyLoss()(torch.randn(4, 3), torch.tensor([0.0, 1.0, 2.0, 0.0]))
 
 
+def test_cross_entropy_reads_float_targets_shaped_like_the_logits_as_class_probabilities():
+    """CrossEntropyLoss reads float targets shaped like the logits as class probabilities: one-hot equals indices."""
+    logits, labels = torch.randn(5, 4), torch.tensor([3, 0, 1, 1, 2])
+    one_hot = nn.functional.one_hot(labels, 4).float()
+    assert torch.allclose(nn.CrossEntropyLoss()(logits, one_hot), nn.CrossEntropyLoss()(logits, labels))
+    spread = torch.full((5, 4), 0.25)
+    assert not torch.allclose(nn.CrossEntropyLoss()(logits, spread), nn.CrossEntropyLoss()(logits, labels))
+
+
 # --------------------------------------------------------------------------------------------- GPU
 
 
@@ -302,7 +357,7 @@ def test_cuda_embedding_fed_cpu_token_ids_raises_the_device_check_naming_index(c
     assert found.fields["arg"] == "index" and "index_select" in found.fields["op"]
     assert found.chapter == "03-embedding"
     assert OLD_WORDING not in message
-    if tuple(int(p) for p in re.findall(r"\d+", torch.__version__)[:2]) >= (2, 8):
+    if TorchVersion(torch.__version__) >= (2, 8):
         assert message == EXPECTED["embed_cpu_token_ids"]
 
 
@@ -316,7 +371,7 @@ def test_cpu_labels_into_cross_entropy_with_cuda_logits_raise_naming_target(cuda
     found = match_kind("same_device", message)
     assert found is not None, message
     assert found.fields["arg"] == "target" and "nll_loss_forward" in found.fields["op"]
-    if tuple(int(p) for p in re.findall(r"\d+", torch.__version__)[:2]) >= (2, 8):
+    if TorchVersion(torch.__version__) >= (2, 8):
         assert message == EXPECTED["loss_with_cpu_labels"]
 
 
@@ -340,3 +395,20 @@ def test_moving_token_ids_and_labels_to_the_gpu_fixes_both(cuda):
     token_ids, labels = torch.randint(0, 10, (4, 5)).to(cuda), torch.randint(0, 4, (4,)).to(cuda)
     loss = nn.CrossEntropyLoss()(fc(embedding(token_ids).mean(dim=1)), labels)
     assert loss.device.type == "cuda"
+
+
+@pytest.mark.gpu
+def test_cpu_embedding_fed_cuda_token_ids_names_index_on_cuda(cuda):
+    """An nn.Embedding left on the CPU and fed CUDA token ids raises the device check naming `index` on the GPU."""
+    model = nn.Embedding(10, 3)
+    with pytest.raises(RuntimeError) as caught:
+        model(torch.randint(0, 10, (4, 5), device=cuda))
+    message = str(caught.value)
+    found = match_kind("same_device", message)
+    assert found is not None, message
+    assert found.fields["arg"] == "index" and found.fields["found"].startswith("cuda")
+    if TorchVersion(torch.__version__) >= (2, 8):
+        assert message == (
+            "Expected all tensors to be on the same device, but got index is on cuda:0, different from other "
+            "tensors on cpu (when checking argument in method wrapper_CUDA__index_select)"
+        )

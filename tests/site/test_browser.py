@@ -1,45 +1,16 @@
 """A reader's path in headless Chromium: open the site, switch language, search the error, land on the chapter."""
 
-import functools
-import http.server
 import os
 import re
 import shutil
-import threading
-from pathlib import Path
 
 import pytest
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 pytestmark = pytest.mark.browser
-if CHROMIUM is None:
+if shutil.which("chromium") is None and shutil.which("chromium-browser") is None:
     if os.environ.get("CI"):
         raise RuntimeError("CI must run the browser test: install Debian's chromium")
     pytestmark = [pytest.mark.browser, pytest.mark.skip(reason="Debian's chromium is not installed")]
-
-
-@pytest.fixture(scope="module")
-def base_url(site: Path):
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(site))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=CHROMIUM,
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                  "--disable-component-update", "--disable-sync", "--no-first-run"],
-        )
-        yield browser
-        browser.close()
 
 
 @pytest.fixture

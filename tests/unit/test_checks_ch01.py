@@ -2,7 +2,7 @@
 and check(), hint() and solution() print what a learner reads."""
 
 import copy
-import re
+import sys
 import textwrap
 from pathlib import Path
 
@@ -11,6 +11,10 @@ import torch
 from torch import nn
 
 import devicelab
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
+from build_notebooks import parse, split_solution  # noqa: E402
+
 from devicelab.chapters.basics import EXERCISES, QUESTIONS, MoveEverything, PredictThenRun, lab_target, truth
 from devicelab.checks import CORRECT, INCORRECT, NOT_ATTEMPTED
 from devicelab.messages import CATALOGUE, set_language, text
@@ -357,15 +361,25 @@ def test_the_printed_solutions_pass_their_checks():
 
 
 def test_the_labs_solution_cells_pass_their_checks():
-    # The code between BEGIN and END SOLUTION in the lab source, run as the notebook runs it.
-    source = SOURCE.read_text(encoding="utf-8")
-    regions = re.findall(r"### BEGIN SOLUTION\n(.*?)\n\s*### END SOLUTION", source, re.S)
-    solved = ["\n".join(line for line in r.splitlines() if not line.strip().startswith("#>")) for r in regions]
+    # The solution cells of the lab source (English code cells), run as the notebook runs them.
+    answers = [solution for kind, body in parse(SOURCE) if kind == "code" and "### BEGIN SOLUTION" in body
+               for solution, _ in [split_solution(body, SOURCE)]]
+    assert len(answers) == 2
     namespace = {"torch": torch, "nn": nn, "target": META}
-    exec(solved[0], namespace)
-    exec("def to_device(model, inputs, labels, device):\n" + solved[1] + "\n", namespace)
+    for answer in answers:
+        exec(answer, namespace)
     for exercise in EXERCISES:
         assert exercise().evaluate(namespace).status == CORRECT, exercise.name
+
+
+def test_the_student_cells_are_not_attempted():
+    # The student version of the same cells, with the lab's `____`.
+    namespace = {"torch": torch, "nn": nn, "target": META, "____": devicelab.____}
+    for kind, body in parse(SOURCE):
+        if kind == "code" and "### BEGIN SOLUTION" in body:
+            exec(split_solution(body, SOURCE)[1], namespace)
+    for exercise in EXERCISES:
+        assert exercise().evaluate(namespace).status == NOT_ATTEMPTED, exercise.name
 
 
 # --- check(), hint(), solution() -----------------------------------------------------------------
@@ -373,7 +387,8 @@ def test_the_labs_solution_cells_pass_their_checks():
 
 def test_check_prints_a_wrong_answer_and_does_not_raise(capsys):
     MoveEverything().check(to_device=the_seeds_lines)
-    assert capsys.readouterr().out == "❌ ex2: Not yet: called with device=meta, `to_device` returns the `inputs` on cpu.\n"
+    expected = "❌ ex2: Not yet: called with device=meta, `to_device` returns the `inputs` on cpu.\n"
+    assert capsys.readouterr().out == expected
 
 
 def test_check_without_arguments_reads_the_notebook_globals(capsys):

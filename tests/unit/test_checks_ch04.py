@@ -1,16 +1,19 @@
 """Chapter 04's exercises: each gives not attempted / incorrect / correct on constructed answers,
 and check(), hint() and solution() print what a learner reads."""
 
+import functools
 import re
 from pathlib import Path
 
 import pytest
 import torch
+from torch.utils._pytree import tree_map
 from torch.utils.data import DataLoader, TensorDataset
 
 import devicelab
 from devicelab.chapters.batches import (
     DEVICE_LOADER_SOLUTION,
+    DIFFERENCES,
     EXERCISES,
     TARGET,
     TO_DEVICE_SOLUTION,
@@ -51,6 +54,7 @@ def reference_to_device(batch, device):
 
 
 def seed_to_device(data, device):
+    """The blog post's helper: every tuple becomes a list, and non-tensors raise."""
     if isinstance(data, (list, tuple)):
         return [seed_to_device(x, device) for x in data]
     elif isinstance(data, dict):
@@ -132,7 +136,7 @@ def test_ex1_not_attempted_when_to_device_is_missing_blank_or_a_stub():
     assert verdict_of(ex, to_device=a_stub) == (NOT_ATTEMPTED, "ch04.ex1.todo")
 
 
-def test_ex1_the_seeds_helper_is_incorrect_because_a_tuple_came_back_as_a_list():
+def test_ex1_the_blog_posts_helper_is_incorrect_because_a_tuple_came_back_as_a_list():
     verdict = ToDevice().evaluate(to_device=seed_to_device)
     assert (verdict.status, verdict.key) == (INCORRECT, "ch04.ex1.container")
     assert verdict.params == {"case": "(tensor, tensor)", "path": "batch", "want": "tuple", "got": "list"}
@@ -189,6 +193,94 @@ def test_ex1_changing_the_batch_in_place_is_judged_on_what_comes_back():
     assert verdict_of(ToDevice(), to_device=changes_the_input_in_place) == (CORRECT, "ch04.ex1.ok")
 
 
+def makes_new_zero_tensors(batch, device):
+    return tree_map(lambda x: torch.zeros_like(x, device=device) if isinstance(x, torch.Tensor) else x, batch)
+
+
+def makes_new_empty_tensors(batch, device):
+    return tree_map(lambda x: torch.empty_like(x, device=device) if isinstance(x, torch.Tensor) else x, batch)
+
+
+def casts_to_float(batch, device):
+    return tree_map(lambda x: x.to(device).float() if isinstance(x, torch.Tensor) else x, batch)
+
+
+def with_pytree(batch, device):
+    return tree_map(lambda x: x.to(device, non_blocking=True) if isinstance(x, torch.Tensor) else x, batch)
+
+
+@functools.singledispatch
+def with_singledispatch(batch, device):
+    return batch
+
+
+@with_singledispatch.register
+def _(batch: torch.Tensor, device):
+    return batch.to(device)
+
+
+@with_singledispatch.register
+def _(batch: dict, device):
+    return {key: with_singledispatch(value, device) for key, value in batch.items()}
+
+
+@with_singledispatch.register
+def _(batch: list, device):
+    return [with_singledispatch(item, device) for item in batch]
+
+
+@with_singledispatch.register
+def _(batch: tuple, device):
+    items = [with_singledispatch(item, device) for item in batch]
+    return type(batch)(*items) if hasattr(batch, "_fields") else tuple(items)
+
+
+def loops_forever(batch, device):
+    while True:
+        pass
+
+
+def recurses_forever(batch, device):
+    return recurses_forever(batch, device)
+
+
+@pytest.mark.parametrize("answer", [makes_new_zero_tensors, makes_new_empty_tensors])
+def test_ex1_new_tensors_of_the_right_shape_without_the_values_are_incorrect(answer):
+    verdict = ToDevice(CPU).evaluate(to_device=answer)
+    assert (verdict.status, verdict.key, verdict.params["path"]) == (INCORRECT, "ch04.ex1.values", "batch[0]")
+
+
+def test_ex1_a_cast_to_float_is_incorrect_because_the_labels_change_dtype():
+    verdict = ToDevice(CPU).evaluate(to_device=casts_to_float)
+    assert (verdict.key, verdict.params["path"]) == ("ch04.ex1.changed", "batch[1]")
+
+
+@pytest.mark.parametrize("answer", [with_pytree, with_singledispatch], ids=["tree_map", "singledispatch"])
+def test_ex1_right_answers_written_differently_are_correct(answer):
+    assert verdict_of(ToDevice(CPU), to_device=answer) == (CORRECT, "ch04.ex1.ok")
+
+
+def test_ex1_an_endless_loop_is_stopped_and_incorrect(monkeypatch):
+    monkeypatch.setattr(ToDevice, "seconds", 0.5)
+    assert verdict_of(ToDevice(CPU), to_device=loops_forever) == (INCORRECT, "check.too_slow")
+
+
+def test_ex1_endless_recursion_is_reported_as_an_error():
+    verdict = ToDevice(CPU).evaluate(to_device=recurses_forever)
+    assert (verdict.key, verdict.params["error"][:14]) == ("ch04.ex1.raised", "RecursionError")
+
+
+def test_ex1_the_value_probe_uses_the_labs_device_not_a_notebook_variable():
+    seen = []
+
+    def records(batch, device):
+        seen.append(torch.device(device))
+        return with_pytree(batch, device)
+
+    assert verdict_of(ToDevice(CPU), to_device=records) == (CORRECT, "ch04.ex1.ok")
+    assert set(seen) == {META, CPU}
+
+
 def test_compare_finds_a_deep_tensor_left_behind_and_names_its_path():
     given = {"text": (torch.zeros(2), [torch.ones(1), {"ids": torch.arange(2)}])}
     got = reference_to_device(given, META)
@@ -202,6 +294,12 @@ def test_compare_finds_a_deep_tensor_left_behind_and_names_its_path():
 def test_compare_reports_a_changed_length_and_a_changed_shape():
     assert compare([torch.zeros(2), 3], [torch.zeros(2, device=META)], "batch", META)[0] == "length"
     assert compare(torch.zeros(2), torch.zeros(3, device=META), "batch", META) == ("changed", {"path": "batch"})
+
+
+def test_compare_checks_values_only_when_asked():
+    assert compare(torch.zeros(2), torch.ones(2), "batch", CPU) is None
+    assert compare(torch.zeros(2), torch.ones(2), "batch", CPU, values=True) == ("values", {"path": "batch"})
+    assert compare(torch.zeros(2), torch.zeros(2), "batch", CPU, values=True) is None
 
 
 def test_describe_draws_a_batch_with_tensors_as_tensor():
@@ -218,7 +316,7 @@ class MovesOnlyTheInputs:
 
     def __iter__(self):
         for inputs, labels in self.loader:
-            yield inputs.to(self.device), labels
+            yield [inputs.to(self.device), labels]
 
     def __len__(self):
         return len(self.loader)
@@ -241,6 +339,19 @@ class OneEpochOnly:
         return self.length
 
 
+class CachesTheFirstPass:
+    def __init__(self, loader, device):
+        self.loader, self.device, self.batches = loader, device, None
+
+    def __iter__(self):
+        if self.batches is None:
+            self.batches = [reference_to_device(batch, self.device) for batch in self.loader]
+        return iter(self.batches)
+
+    def __len__(self):
+        return len(self.loader)
+
+
 class ForgetsLen:
     def __init__(self, loader, device):
         self.loader, self.device = loader, device
@@ -250,36 +361,67 @@ class ForgetsLen:
             yield reference_to_device(batch, self.device)
 
 
+class Solution(ForgetsLen):
+    def __len__(self):
+        return len(self.loader)
+
+
 class WrongLen(ForgetsLen):
     def __len__(self):
         return len(self.loader.dataset)
 
 
-class WrapsAnotherLoader(ForgetsLen):
+class WrapsAnotherLoader(Solution):
     def __init__(self, loader, device):
         super().__init__(DataLoader(TensorDataset(torch.randn(12, 3), torch.arange(12)), batch_size=6), device)
 
-    def __len__(self):
-        return len(self.loader)
 
-
-class YieldsTheBlank(ForgetsLen):
+class YieldsTheBlank(Solution):
     def __iter__(self):
         for _ in self.loader:
             yield devicelab.____
 
 
-class DropsTheLastBatch(ForgetsLen):
+class DropsTheLastBatch(Solution):
     def __iter__(self):
         batches = list(self.loader)[:-1]
         for batch in batches:
             yield reference_to_device(batch, self.device)
 
-    def __len__(self):
-        return len(self.loader)
+
+class NeverStops(Solution):
+    def __iter__(self):
+        while True:
+            for batch in self.loader:
+                yield reference_to_device(batch, self.device)
 
 
-class YieldsDicts(ForgetsLen):
+class UsesTheBlogPostsHelper(Solution):
+    def __iter__(self):
+        for batch in self.loader:
+            yield seed_to_device(batch, self.device)
+
+
+class UsesTheGlobalDevice(Solution):
+    def __iter__(self):
+        for batch in self.loader:
+            yield reference_to_device(batch, CPU)
+
+
+class HandsOutZeros(Solution):
+    def __iter__(self):
+        for batch in self.loader:
+            yield makes_new_zero_tensors(batch, self.device)
+
+
+class SwapsTheFirstTwoBatches(Solution):
+    def __iter__(self):
+        batches = list(self.loader)
+        for batch in [batches[1], batches[0], *batches[2:]]:
+            yield reference_to_device(batch, self.device)
+
+
+class YieldsDicts(Solution):
     def __iter__(self):
         for inputs, labels in self.loader:
             yield {"inputs": inputs.to(self.device), "labels": labels.to(self.device)}
@@ -290,145 +432,213 @@ class TakesOneArgument:
         self.loader = loader
 
 
+class AnIterator(Solution):
+    def __iter__(self):
+        self.batches = iter(self.loader)
+        return self
+
+    def __next__(self):
+        return with_pytree(next(self.batches), self.device)
+
+
+class AMap(Solution):
+    def __iter__(self):
+        return map(functools.partial(with_singledispatch, device=self.device), self.loader)
+
+
+class ForgetsLenAndLoopsInLen(Solution):
+    def __len__(self):
+        while True:
+            pass
+
+
 def test_ex2_not_attempted_when_device_loader_is_missing_or_blank():
-    ex = LoaderWrapper()
+    ex = LoaderWrapper(CPU)
     assert verdict_of(ex) == (NOT_ATTEMPTED, "ch04.ex2.todo")
     assert verdict_of(ex, DeviceLoader=devicelab.____) == (NOT_ATTEMPTED, "ch04.ex2.todo")
 
 
+def test_ex2_the_solution_is_correct_and_reads_only_device_loader():
+    assert LoaderWrapper.reads == ("DeviceLoader",)
+    assert verdict_of(LoaderWrapper(CPU), DeviceLoader=solved(TO_DEVICE_SOLUTION + "\n" + DEVICE_LOADER_SOLUTION)[
+        "DeviceLoader"]) == (CORRECT, "ch04.ex2.ok")
+
+
+@pytest.mark.parametrize("answer", [Solution, AnIterator, AMap], ids=["generator", "iterator", "map"])
+def test_ex2_right_answers_written_differently_are_correct(answer):
+    assert verdict_of(LoaderWrapper(CPU), DeviceLoader=answer) == (CORRECT, "ch04.ex2.ok")
+
+
 def test_ex2_moving_only_the_first_element_is_incorrect():
-    verdict = LoaderWrapper().evaluate(DeviceLoader=MovesOnlyTheInputs)
+    verdict = LoaderWrapper(CPU).evaluate(DeviceLoader=MovesOnlyTheInputs)
     assert verdict.key == "ch04.ex2.left_behind"
-    assert verdict.params == {"n": 1, "i": 1, "what": "labels", "found": CPU, "device": META}
+    assert verdict.params == {"n": 1, "case": "[tensor, tensor]", "path": "batch[1]", "found": CPU, "device": META}
 
 
 def test_ex2_a_generator_function_loses_len_and_is_incorrect():
-    verdict = LoaderWrapper().evaluate(DeviceLoader=a_generator_function)
+    verdict = LoaderWrapper(CPU).evaluate(DeviceLoader=a_generator_function)
     assert verdict.key == "ch04.ex2.no_len"
     assert verdict.params["error"] == "TypeError: object of type 'generator' has no len()"
 
 
 def test_ex2_a_class_without_len_is_incorrect():
-    assert verdict_of(LoaderWrapper(), DeviceLoader=ForgetsLen) == (INCORRECT, "ch04.ex2.no_len")
+    assert verdict_of(LoaderWrapper(CPU), DeviceLoader=ForgetsLen) == (INCORRECT, "ch04.ex2.no_len")
 
 
 def test_ex2_a_wrong_len_is_incorrect():
-    verdict = LoaderWrapper().evaluate(DeviceLoader=WrongLen)
+    verdict = LoaderWrapper(CPU).evaluate(DeviceLoader=WrongLen)
     assert (verdict.key, verdict.params) == ("ch04.ex2.wrong_len", {"got": 10, "want": 3})
 
 
-def test_ex2_a_wrapper_that_works_for_one_epoch_only_is_incorrect():
-    verdict = LoaderWrapper().evaluate(DeviceLoader=OneEpochOnly)
-    assert (verdict.key, verdict.params) == ("ch04.ex2.one_epoch", {"got": 0, "want": 3})
+def test_ex2_a_wrapper_that_reads_the_loader_once_is_incorrect():
+    verdict = LoaderWrapper(CPU).evaluate(DeviceLoader=OneEpochOnly)
+    assert (verdict.key, verdict.params) == ("ch04.ex2.cached", {"got": 0})
+
+
+def test_ex2_a_wrapper_that_caches_the_first_pass_is_incorrect():
+    verdict = LoaderWrapper(CPU).evaluate(DeviceLoader=CachesTheFirstPass)
+    assert (verdict.key, verdict.params) == ("ch04.ex2.cached", {"got": 0})
+    assert "a new pass over the loader" in verdict.message()
 
 
 def test_ex2_a_wrapper_around_another_loader_is_incorrect():
-    verdict = LoaderWrapper().evaluate(DeviceLoader=WrapsAnotherLoader)
-    assert verdict.key == "ch04.ex2.other_batches"
-    assert verdict.params == {"n": 1, "got": [(6, 3), (6,)], "want": [(4, 3), (4,)]}
+    verdict = LoaderWrapper(CPU).evaluate(DeviceLoader=WrapsAnotherLoader)
+    assert verdict.key == "ch04.ex2.changed"
+    assert verdict.params == {"n": 1, "case": "[tensor, tensor]", "path": "batch[0]"}
 
 
 def test_ex2_a_dropped_batch_is_incorrect():
-    verdict = LoaderWrapper().evaluate(DeviceLoader=DropsTheLastBatch)
+    verdict = LoaderWrapper(CPU).evaluate(DeviceLoader=DropsTheLastBatch)
     assert (verdict.key, verdict.params) == ("ch04.ex2.count", {"got": 2, "want": 3})
 
 
+def test_ex2_an_endless_pass_is_cut_short_and_incorrect():
+    verdict = LoaderWrapper(CPU).evaluate(DeviceLoader=NeverStops)
+    assert (verdict.key, verdict.params) == ("ch04.ex2.too_many", {"want": 3})
+
+
+def test_ex2_a_wrapper_using_the_blog_posts_helper_fails_on_the_names_of_dict_batches():
+    verdict = LoaderWrapper(CPU).evaluate(DeviceLoader=UsesTheBlogPostsHelper)
+    assert verdict.key == "ch04.ex2.raised"
+    assert verdict.params["error"] == "AttributeError: 'str' object has no attribute 'to'"
+
+
+def test_ex2_a_wrapper_that_moves_to_another_device_than_its_argument_is_incorrect():
+    verdict = LoaderWrapper(CPU).evaluate(DeviceLoader=UsesTheGlobalDevice)
+    assert (verdict.key, verdict.params["found"], verdict.params["device"]) == ("ch04.ex2.left_behind", CPU, META)
+
+
+@pytest.mark.parametrize("answer", [HandsOutZeros, SwapsTheFirstTwoBatches])
+def test_ex2_batches_with_other_values_are_incorrect(answer):
+    verdict = LoaderWrapper(CPU).evaluate(DeviceLoader=answer)
+    assert (verdict.key, verdict.params["n"]) == ("ch04.ex2.values", 1)
+
+
 def test_ex2_batches_of_another_shape_are_incorrect():
-    verdict = LoaderWrapper().evaluate(DeviceLoader=YieldsDicts)
-    assert (verdict.key, verdict.params["n"]) == ("ch04.ex2.not_pair", 1)
-    assert verdict.params["got"] == "{'inputs': tensor, 'labels': tensor}"
+    verdict = LoaderWrapper(CPU).evaluate(DeviceLoader=YieldsDicts)
+    assert verdict.key == "ch04.ex2.container"
+    assert verdict.params == {"n": 1, "case": "[tensor, tensor]", "path": "batch", "want": "list", "got": "dict"}
 
 
 def test_ex2_a_wrapper_that_hands_out_the_blank_asks_for_exercise_1():
-    assert verdict_of(LoaderWrapper(), DeviceLoader=YieldsTheBlank) == (INCORRECT, "ch04.ex2.blank_batches")
+    assert verdict_of(LoaderWrapper(CPU), DeviceLoader=YieldsTheBlank) == (INCORRECT, "ch04.ex2.blank_batches")
 
 
 def test_ex2_a_wrapper_whose_constructor_fails_is_incorrect_and_shows_the_error():
-    verdict = LoaderWrapper().evaluate(DeviceLoader=TakesOneArgument)
+    verdict = LoaderWrapper(CPU).evaluate(DeviceLoader=TakesOneArgument)
     assert verdict.key == "ch04.ex2.raised" and verdict.params["error"].startswith("TypeError:")
 
 
+def test_ex2_a_len_that_never_returns_is_stopped(monkeypatch):
+    monkeypatch.setattr(LoaderWrapper, "seconds", 0.5)
+    assert verdict_of(LoaderWrapper(CPU), DeviceLoader=ForgetsLenAndLoopsInLen) == (INCORRECT, "check.too_slow")
+
+
 def test_ex2_something_that_is_not_callable_is_incorrect():
-    assert verdict_of(LoaderWrapper(), DeviceLoader=[1, 2]) == (INCORRECT, "ch04.ex2.not_callable")
+    assert verdict_of(LoaderWrapper(CPU), DeviceLoader=[1, 2]) == (INCORRECT, "ch04.ex2.not_callable")
 
 
-def test_ex2_a_tuple_per_batch_is_as_good_as_the_loaders_list():
-    class YieldsTuples(ForgetsLen):
+def test_ex2_dict_batches_keep_their_namedtuple_and_names():
+    class LosesTheNamedtuple(Solution):
         def __iter__(self):
-            for inputs, labels in self.loader:
-                yield inputs.to(self.device), labels.to(self.device)
+            for batch in self.loader:
+                moved = reference_to_device(batch, self.device)
+                if isinstance(moved, dict):
+                    moved["features"] = tuple(moved["features"])
+                yield moved
 
-        def __len__(self):
-            return len(self.loader)
-
-    assert verdict_of(LoaderWrapper(), DeviceLoader=YieldsTuples) == (CORRECT, "ch04.ex2.ok")
-
-
-def test_ex2_the_reference_solution_is_correct():
-    namespace = solved(TO_DEVICE_SOLUTION + "\n\n\n" + DEVICE_LOADER_SOLUTION)
-    assert verdict_of(LoaderWrapper(), DeviceLoader=namespace["DeviceLoader"]) == (CORRECT, "ch04.ex2.ok")
+    verdict = LoaderWrapper(CPU).evaluate(DeviceLoader=LosesTheNamedtuple)
+    assert (verdict.key, verdict.params["path"], verdict.params["want"]) == (
+        "ch04.ex2.namedtuple", "batch['features']", "Pair")
 
 
 # --- exercise 3: is the copy asynchronous? -------------------------------------------------------
 
 
 def test_ex3_not_attempted_when_the_answer_is_missing_or_blank():
-    ex = AsyncCopyQuestion()
-    assert verdict_of(ex, pageable=torch.zeros(2), device=CPU) == (NOT_ATTEMPTED, "ch04.ex3.todo")
-    assert verdict_of(ex, copy_is_async=devicelab.____, pageable=torch.zeros(2), device=CPU) == (
-        NOT_ATTEMPTED,
-        "ch04.ex3.todo",
-    )
+    ex = AsyncCopyQuestion(CPU)
+    assert verdict_of(ex, pageable=torch.zeros(2)) == (NOT_ATTEMPTED, "ch04.ex3.todo")
+    assert verdict_of(ex, copy_is_async=devicelab.____, pageable=torch.zeros(2)) == (NOT_ATTEMPTED, "ch04.ex3.todo")
 
 
-@pytest.mark.parametrize("answer", ["False", 0, None, "no"])
+@pytest.mark.parametrize("answer", ["False", 0, None, "no", [False]])
 def test_ex3_an_answer_that_is_not_a_bool_is_incorrect(answer):
-    verdict = AsyncCopyQuestion().evaluate(copy_is_async=answer, pageable=torch.zeros(2), device=CPU)
+    verdict = AsyncCopyQuestion(CPU).evaluate(copy_is_async=answer, pageable=torch.zeros(2))
     assert (verdict.key, verdict.params) == ("ch04.ex3.not_bool", {"got": repr(answer)})
 
 
 def test_ex3_on_the_cpu_there_is_no_copy_so_false_is_right_and_true_is_wrong():
-    ex, pageable = AsyncCopyQuestion(), torch.zeros(2)
-    assert verdict_of(ex, copy_is_async=False, pageable=pageable, device=CPU) == (CORRECT, "ch04.ex3.ok_no_copy")
-    assert verdict_of(ex, copy_is_async=True, pageable=pageable, device=CPU) == (INCORRECT, "ch04.ex3.wrong")
+    ex, pageable = AsyncCopyQuestion(CPU), torch.zeros(2)
+    assert verdict_of(ex, copy_is_async=False, pageable=pageable) == (CORRECT, "ch04.ex3.ok_no_copy")
+    assert verdict_of(ex, copy_is_async=True, pageable=pageable) == (INCORRECT, "ch04.ex3.wrong")
+
+
+def test_ex3_reads_the_labs_device_and_no_notebook_variable():
+    assert AsyncCopyQuestion.reads == ("copy_is_async", "pageable")
+    # a notebook that rebinds `device` to "mps" does not turn a wrong answer into an accepted one
+    notebook = {"copy_is_async": True, "pageable": torch.zeros(2), "device": torch.device("mps")}
+    assert AsyncCopyQuestion(CPU).evaluate(notebook).key == "ch04.ex3.wrong"
 
 
 def test_ex3_to_a_cuda_gpu_from_pageable_memory_false_is_right():
-    ex, pageable = AsyncCopyQuestion(), torch.zeros(2)
+    ex, pageable = AsyncCopyQuestion(CUDA), torch.zeros(2)
     assert not pageable.is_pinned()
-    assert verdict_of(ex, copy_is_async=False, pageable=pageable, device=CUDA) == (CORRECT, "ch04.ex3.ok_staged")
-    assert verdict_of(ex, copy_is_async=True, pageable=pageable, device=CUDA) == (INCORRECT, "ch04.ex3.wrong")
+    assert verdict_of(ex, copy_is_async=False, pageable=pageable) == (CORRECT, "ch04.ex3.ok_staged")
+    assert verdict_of(ex, copy_is_async=True, pageable=pageable) == (INCORRECT, "ch04.ex3.wrong")
 
 
-def test_ex3_the_truth_follows_is_pinned_and_is_not_a_fixed_answer(monkeypatch):
-    # A pinned tensor needs a GPU; here is_pinned() is made to answer True to show the check reads it.
+def test_ex3_a_pageable_that_is_no_longer_an_ordinary_cpu_tensor_is_incorrect(monkeypatch):
+    ex = AsyncCopyQuestion(CUDA)
+    assert verdict_of(ex, copy_is_async=True, pageable=torch.zeros(2, device=META)) == (
+        INCORRECT, "ch04.ex3.not_ordinary")
+    # A pinned tensor needs a GPU; here is_pinned() is made to answer True.
     monkeypatch.setattr(torch.Tensor, "is_pinned", lambda self: True)
-    ex, source = AsyncCopyQuestion(), torch.zeros(2)
-    assert asynchronous_copy(source, CUDA) is True
-    assert verdict_of(ex, copy_is_async=True, pageable=source, device=CUDA) == (CORRECT, "ch04.ex3.ok_async")
-    assert verdict_of(ex, copy_is_async=False, pageable=source, device=CUDA) == (INCORRECT, "ch04.ex3.wrong")
+    assert verdict_of(ex, copy_is_async=True, pageable=torch.zeros(2)) == (INCORRECT, "ch04.ex3.not_ordinary")
+
+
+def test_ex3_a_numpy_bool_is_an_answer_too():
+    numpy = pytest.importorskip("numpy")
+    assert verdict_of(AsyncCopyQuestion(CPU), copy_is_async=numpy.bool_(False), pageable=torch.zeros(2)) == (
+        CORRECT, "ch04.ex3.ok_no_copy")
 
 
 def test_ex3_on_mps_either_answer_is_accepted_with_a_note():
     for answer in (True, False):
-        verdict = AsyncCopyQuestion().evaluate(
-            copy_is_async=answer, pageable=torch.zeros(2), device=torch.device("mps")
-        )
+        verdict = AsyncCopyQuestion(torch.device("mps")).evaluate(copy_is_async=answer, pageable=torch.zeros(2))
         assert (verdict.status, verdict.key) == (CORRECT, "ch04.ex3.other_device")
 
 
 def test_ex3_a_pageable_that_is_no_longer_a_tensor_asks_to_rerun_the_cell():
-    assert verdict_of(AsyncCopyQuestion(), copy_is_async=False, pageable=None, device=CPU) == (
-        INCORRECT,
-        "ch04.ex3.no_tensor",
-    )
+    assert verdict_of(AsyncCopyQuestion(CPU), copy_is_async=False, pageable=None) == (INCORRECT, "ch04.ex3.no_tensor")
 
 
-def test_asynchronous_copy_covers_only_host_to_cuda_and_cpu_to_cpu():
+def test_asynchronous_copy_covers_only_host_to_cuda_and_cpu_to_cpu(monkeypatch):
     assert asynchronous_copy(torch.zeros(1), "cpu") is False
     assert asynchronous_copy(torch.zeros(1), "cuda") is False
     assert asynchronous_copy(torch.zeros(1, device=META), "cuda") is None
     assert asynchronous_copy(torch.zeros(1), "mps") is None
+    monkeypatch.setattr(torch.Tensor, "is_pinned", lambda self: True)
+    assert asynchronous_copy(torch.zeros(1), "cuda") is True
 
 
 # --- every exercise: catalogue keys, solutions ---------------------------------------------------
@@ -444,8 +654,7 @@ def test_every_message_an_exercise_names_is_in_the_catalogue(exercise):
 def test_every_verdict_key_used_by_the_checks_is_in_the_catalogue():
     source = (ROOT / "devicelab" / "chapters" / "batches.py").read_text(encoding="utf-8")
     used = set(re.findall(r'"(ch04\.ex\d\.\w+)"', source))
-    used |= {f"ch04.ex1.{key}" for key in ("container", "namedtuple", "length", "keys", "non_tensor",
-                                           "not_tensor", "changed", "left_behind")}
+    used |= {f"ch04.ex{n}.{key}" for n in (1, 2) for key in DIFFERENCES}
     assert used <= set(CATALOGUE)
 
 
@@ -457,11 +666,11 @@ def test_every_printed_solution_is_the_code_of_the_solved_notebook(exercise):
 
 
 def test_the_printed_solutions_pass_their_checks_in_notebook_order():
-    namespace = {"torch": torch, "device": CPU, "pageable": torch.randn(8)}
+    namespace = {"torch": torch, "pageable": torch.randn(8)}
     for exercise in EXERCISES:
         exec(text(exercise.solution_key), namespace)
     for exercise in EXERCISES:
-        assert exercise().evaluate(namespace).status == CORRECT, exercise.name
+        assert exercise(CPU).evaluate(namespace).status == CORRECT, exercise.name
 
 
 # --- check(), hint(), solution() -----------------------------------------------------------------
@@ -477,7 +686,8 @@ def test_check_prints_a_wrong_answer_and_does_not_raise(capsys):
 def test_check_prints_in_the_chosen_language(capsys):
     set_language("zh")
     LoaderWrapper().check(DeviceLoader=MovesOnlyTheInputs)
-    assert capsys.readouterr().out.startswith("❌ ex2: 还不对：在第 1 个批次中，labels（第 1 个元素）仍在 cpu 上")
+    printed = capsys.readouterr().out
+    assert printed.startswith("❌ ex2: 还不对：在第 1 个批次（[tensor, tensor]）中，张量 `batch[1]` 仍在 cpu 上")
 
 
 def test_check_without_arguments_reads_the_notebook_globals(capsys):

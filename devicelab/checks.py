@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 import signal
 import sys
 import threading
@@ -84,7 +83,15 @@ def time_limit(seconds: float) -> Iterator[None]:
 
 def bounded(iterable: Iterable[object], limit: int) -> list[object]:
     """At most `limit` items of the learner's iterable, so that an endless `__iter__` cannot hang a check."""
-    return list(itertools.islice(iter(iterable), limit))
+    # One iter() call only: islice(iter(x)) would call __iter__ twice on an object that is its own iterator.
+    iterator = iter(iterable)
+    items: list[object] = []
+    for _ in range(limit):
+        try:
+            items.append(next(iterator))
+        except StopIteration:
+            break
+    return items
 
 
 class Exercise:

@@ -80,11 +80,13 @@ register(
         reading={
             "en": "PyTorch checked the devices of every tensor an operation receives before running "
             "it. The operation ({op}) got its argument `{arg}` on {found} while the others were on "
-            "{want}. Find the line that calls this operation, print the `.device` of what it is "
-            "given, and move the odd one out (or build it on the right device).",
+            "{want}. Find the line that calls this operation and print the `.device` of what it is "
+            "given. Then decide which device you meant (usually the model's) and move whatever is on "
+            "the other one (or build it there): the argument named is not always the misplaced one.",
             "zh": "PyTorch 在执行运算前检查了它收到的每个张量所在的设备。运算（{op}）的参数 `{arg}` 在 "
-            "{found} 上，而其他张量在 {want} 上。找到调用这个运算的那一行，打印它收到的张量的 "
-            "`.device`，把不一致的那个移过去（或者一开始就在正确的设备上创建它）。",
+            "{found} 上，而其他张量在 {want} 上。找到调用这个运算的那一行，打印它收到的各个张量的 "
+            "`.device`。然后想清楚它们本该在哪个设备上（通常是模型所在的设备），把不在那里的张量移过去"
+            "（或者直接在那里创建）：报错里点名的参数不一定就是放错的那个。",
         },
     )
 )

@@ -612,7 +612,8 @@ def _run_once(nb: nbformat.NotebookNode, config: dict, skip: list[str], timeout:
     grading = nbformat.v4.new_code_cell(GRADING_CELL.format(token=token, nonce=nonce, skip=skip, seconds=timeout))
     probe = nbformat.v4.new_code_cell(PROBE_CELL)
     remaining = len([n for n in config["exercises"] if n not in skip])
-    limits = {id(grading): timeout * (remaining + 1) + 60, id(probe): PROBE_SECONDS, id(setup): 300}
+    limits = {id(grading): timeout * (remaining + 1) + 60, id(probe): min(PROBE_SECONDS, max(timeout, 5)),
+              id(setup): 300}
     replies: dict[int, dict] = {}
     client = NotebookClient(
         nb, timeout=timeout, kernel_name="python3", allow_errors=True, interrupt_on_timeout=True,

@@ -1,6 +1,7 @@
 """The GPU check's CPU-side parts: its refusal without CUDA, its bookkeeping, the page stamp."""
 
 import importlib.util
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -85,3 +86,70 @@ def test_strict_mode_makes_a_lab_fail_without_an_accelerator(tmp_path):
     assert done.returncode != 0
     assert "Strict mode (DEVICELAB_STRICT=1) needs a GPU or MPS" in done.stdout
     assert not (tmp_path / "log.jsonl").exists(), "nothing may be captured without a GPU"
+
+
+JUNIT = """<?xml version="1.0" encoding="utf-8"?>
+<testsuites><testsuite name="pytest" errors="1" failures="1" skipped="1" tests="5">
+<testcase classname="tests.claims.test_claims_ch02_dataparallel" name="test_conv_raises" time="0.1" />
+<testcase classname="tests.claims.test_claims_ch04_batches" name="test_copy_returns_once_done[pinned]" time="0.2">
+  <failure message="AssertionError: assert False&#10;second line">traceback</failure></testcase>
+<testcase classname="tests.claims.test_claims_ch02_dataparallel" name="test_on_two_gpus" time="0.0">
+  <skipped type="pytest.skip" message="needs 2 or more CUDA GPUs">skip</skipped></testcase>
+<testcase classname="tests.claims.test_claims_ch01_devices" name="test_fixture_broke" time="0.0">
+  <error message="failed on setup with &quot;RuntimeError: CUDA&quot;">trace</error></testcase>
+<testcase classname="tests.claims.test_claims_ch01_devices.TestGroup" name="test_in_a_class" time="0.0" />
+</testsuite></testsuites>
+"""
+
+
+def test_claims_outcomes_are_read_from_the_junit_report(tmp_path):
+    report = tmp_path / "claims.xml"
+    report.write_text(JUNIT, encoding="utf-8")
+    assert gpu_check.claims_outcomes(report) == [
+        {"test": "tests/claims/test_claims_ch02_dataparallel.py::test_conv_raises", "outcome": "passed", "message": ""},
+        {"test": "tests/claims/test_claims_ch04_batches.py::test_copy_returns_once_done[pinned]", "outcome": "failed",
+         "message": "AssertionError: assert False second line"},
+        {"test": "tests/claims/test_claims_ch02_dataparallel.py::test_on_two_gpus", "outcome": "skipped",
+         "message": "needs 2 or more CUDA GPUs"},
+        {"test": "tests/claims/test_claims_ch01_devices.py::test_fixture_broke", "outcome": "error",
+         "message": 'failed on setup with "RuntimeError: CUDA"'},
+        {"test": "tests/claims/test_claims_ch01_devices.py::TestGroup::test_in_a_class", "outcome": "passed",
+         "message": ""},
+    ]
+    assert gpu_check.claims_outcomes(tmp_path / "absent.xml") == []
+
+
+def test_claims_records_carry_gpu_torch_cuda_and_date():
+    outcomes = [{"test": "tests/claims/test_claims_ch02_dataparallel.py::test_conv_raises", "outcome": "passed",
+                 "message": ""}]
+    (one,) = gpu_check.claims_records(outcomes, "NVIDIA H200", "2.11.0+cu130", "13.0", day="2026-11-29")
+    assert one == {**outcomes[0], "gpu": "NVIDIA H200", "torch": "2.11.0+cu130", "cuda": "13.0",
+                   "date": "2026-11-29"}
+    (today,) = gpu_check.claims_records(outcomes, "NVIDIA H200", "2.11.0+cu130", None)
+    assert re.fullmatch(r"\d{4}-\d\d-\d\d", today["date"]) and today["cuda"] == ""
+
+
+def test_a_recorded_gpu_run_reaches_the_chapter_pages_table(tmp_path):
+    from devicelab import captures
+
+    report = tmp_path / "claims.xml"
+    report.write_text(JUNIT, encoding="utf-8")
+    records = gpu_check.claims_records(gpu_check.claims_outcomes(report), "NVIDIA H200", "2.11.0+cu130", "13.0",
+                                       day="2026-11-29")
+    path = tmp_path / "gpu_captures.json"
+    captures.save([CAPTURE], path, claims=captures.merge_claims([], records))
+    assert captures.load(path) == [CAPTURE]
+    claims_dir = tmp_path / "claims"
+    claims_dir.mkdir()
+    (claims_dir / "test_claims_ch02_dataparallel.py").write_text(
+        "import pytest\n\n\n@pytest.mark.gpu\ndef test_conv_raises(cuda):\n"
+        '    """A CPU conv fed a CUDA input raises."""\n',
+        encoding="utf-8",
+    )
+    table = hooks.claims_table("02", "en", claims_dir, records=captures.load_claims(path))
+    assert "passed on NVIDIA H200, torch 2.11.0+cu130, 2026-11-29" in table
+
+
+def test_gpu_check_docstring_names_no_workplace_tool():
+    assert "`device` tool" not in (gpu_check.__doc__ or "")
+    assert "a CUDA machine without network access" in gpu_check.__doc__

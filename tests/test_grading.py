@@ -6,8 +6,10 @@ version (untouched), with cells replaced or added the way a student (or a forger
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import csv
+import io
 import json
 from pathlib import Path
 
@@ -21,7 +23,7 @@ from devicelab.messages import text
 ROOT = Path(__file__).resolve().parent.parent
 LAB = "01-devices"
 EXERCISES = [ex.name for ex in exercises_for(LAB)]
-TIMEOUT = 6
+TIMEOUT = 5  # seconds: the grading of the plants that loop
 
 
 def notebook(kind: str, lang: str = "en") -> dict:
@@ -110,41 +112,52 @@ while True:
 '''
 
 
+def grade_folder(folder: Path, plants: dict[str, dict], timeout: int) -> tuple[dict, Path, str]:
+    """Write the plants under folder/group/, grade the folder with two workers; rows, feedback folder, stderr."""
+    (folder / "group").mkdir()
+    for name, nb in plants.items():
+        (folder / "group" / name).write_text(json.dumps(nb), encoding="utf-8")
+    out, feedback = folder.parent / f"{folder.name}.csv", folder.parent / f"{folder.name}-feedback"
+    stderr = io.StringIO()
+    with contextlib.redirect_stderr(stderr):
+        assert grading.main([str(folder), "--out", str(out), "-j", "2", "--timeout", str(timeout),
+                             "--feedback", str(feedback)]) == 0
+    rows = {Path(r["submission"]).stem: r for r in csv.DictReader(out.open(encoding="utf-8"))}
+    return rows, feedback, stderr.getvalue()
+
+
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory):
-    """Grade every plant once, with two workers; return the gradebook rows, feedback folder and stderr."""
+    """Plants that run to the end: graded once, with a timeout no honest cell reaches."""
     solved, untouched = notebook("solutions"), notebook("labs")
-    plants = {
+    folder = tmp_path_factory.mktemp("submissions")
+    (folder / "unreadable.ipynb").write_text("not a notebook", encoding="utf-8")
+    return grade_folder(folder, {
         "correct.ipynb": solved,
         "empty-zh.ipynb": notebook("labs", "zh"),
         "partly.ipynb": plant(solved, replace={"def to_device(": WRONG_TO_DEVICE}),
-        "crashing.ipynb": plant(solved, after={"answer_1 =": "raise ValueError('boom')"},
-                                append=["while True:\n    pass"]),
-        "dying.ipynb": plant(solved, after={"answer_1 =": "import os\nos._exit(1)"}),
-        "stubborn.ipynb": plant(solved, after={"answer_1 =": STUBBORN_LOOP}),
-        "judge-killer.ipynb": plant(solved, replace={"def to_device(": KILLING_TO_DEVICE}),
+        "crashing.ipynb": plant(solved, after={"answer_1 =": "raise ValueError('boom')"}),
         "forge-evaluate.ipynb": plant(untouched, after={"ex1, ex2 = lab.exercises": FORGE_EVALUATE}),
         "forge-lab.ipynb": plant(untouched, after={"ex1, ex2 = lab.exercises": FORGE_LAB}),
         "forge-marker.ipynb": plant(untouched, append=[FORGE_MARKER]),
         "forge-torch.ipynb": plant(solved, replace={"def to_device(": WRONG_TO_DEVICE},
                                    after={"ex1, ex2 = lab.exercises": FORGE_TORCH}),
         "forge-hidden.ipynb": plant(untouched, after={"ex1, ex2 = lab.exercises": FORGE_HIDDEN}),
-    }
-    folder = tmp_path_factory.mktemp("submissions")
-    (folder / "group").mkdir()
-    for name, nb in plants.items():
-        (folder / "group" / name).write_text(json.dumps(nb), encoding="utf-8")
-    (folder / "unreadable.ipynb").write_text("not a notebook", encoding="utf-8")
-    out, feedback = folder.parent / "gradebook.csv", folder.parent / "feedback"
-    import contextlib
-    import io
+    }, timeout=300)
 
-    stderr = io.StringIO()
-    with contextlib.redirect_stderr(stderr):
-        assert grading.main([str(folder), "--out", str(out), "-j", "2", "--timeout", str(TIMEOUT),
-                             "--feedback", str(feedback)]) == 0
-    rows = {Path(r["submission"]).stem: r for r in csv.DictReader(out.open(encoding="utf-8"))}
-    return rows, feedback, stderr.getvalue()
+
+@pytest.fixture(scope="module")
+def stopped(tmp_path_factory):
+    """Plants that loop or kill their kernel, graded with a short timeout: exercise 1 solved, 2 untouched."""
+    solved, untouched = notebook("solutions"), notebook("labs")
+    answers = "".join(solved["cells"][find(solved, "answer_1 =")]["source"])
+    half = plant(untouched, replace={"answer_1 =": answers})
+    return grade_folder(tmp_path_factory.mktemp("stopping"), {
+        "looping.ipynb": plant(half, after={"answer_1 =": "while True:\n    pass"}),
+        "stubborn.ipynb": plant(half, after={"answer_1 =": STUBBORN_LOOP}),
+        "dying.ipynb": plant(half, after={"answer_1 =": "import os\nos._exit(1)"}),
+        "judge-killer.ipynb": plant(half, replace={"def to_device(": KILLING_TO_DEVICE}),
+    }, timeout=TIMEOUT)
 
 
 def verdicts(row: dict) -> list[str]:
@@ -176,27 +189,29 @@ def test_one_wrong_answer_costs_one_exercise(graded):
     assert verdicts(graded[0]["partly"]) == ["correct", "incorrect"]
 
 
-def test_a_raising_cell_and_an_endless_loop_are_recorded_and_the_rest_is_graded(graded):
+def test_a_raising_cell_is_recorded_and_the_rest_is_graded(graded):
     row = graded[0]["crashing"]
-    assert verdicts(row) == ["correct", "correct"]
-    assert "ValueError: boom" in row["problem"] and f"ran past {TIMEOUT} s" in row["problem"]
+    assert verdicts(row) == ["correct", "correct"] and "ValueError: boom" in row["problem"]
 
 
-def test_a_cell_that_kills_the_kernel_is_skipped_on_a_second_run(graded):
-    row = graded[0]["dying"]
-    assert verdicts(row) == ["correct", "correct"]
-    assert "DeadKernelError" in row["problem"]
+def test_an_endless_loop_is_interrupted_and_the_rest_is_graded(stopped):
+    row = stopped[0]["looping"]
+    assert verdicts(row) == ["correct", "not_attempted"] and f"ran past {TIMEOUT} s" in row["problem"]
 
 
-def test_a_loop_that_ignores_interrupts_is_skipped_on_a_second_run(graded):
-    row = graded[0]["stubborn"]
-    assert verdicts(row) == ["correct", "correct"]
-    assert "would not stop" in row["problem"]
+def test_a_loop_that_ignores_interrupts_is_skipped_on_a_second_run(stopped):
+    row = stopped[0]["stubborn"]
+    assert verdicts(row) == ["correct", "not_attempted"] and "would not stop" in row["problem"]
 
 
-def test_an_answer_that_kills_the_kernel_while_judged_costs_only_its_exercise(graded):
-    row = graded[0]["judge-killer"]
-    assert verdicts(row) == ["correct", "incorrect"]
+def test_a_cell_that_kills_the_kernel_is_skipped_on_a_second_run(stopped):
+    row = stopped[0]["dying"]
+    assert verdicts(row) == ["correct", "not_attempted"] and "DeadKernelError" in row["problem"]
+
+
+def test_an_answer_that_kills_the_kernel_while_judged_costs_only_its_exercise(stopped):
+    row = stopped[0]["judge-killer"]
+    assert verdicts(row) == ["correct", "incorrect"] and "judging ex2 stopped the kernel" in row["problem"]
 
 
 def test_an_unreadable_file_is_one_row(graded):
@@ -234,8 +249,10 @@ def test_feedback_is_in_the_notebook_language_with_first_hints_and_no_solution(g
     assert text(exercises_for(LAB)[1].hints[0], "en") in en and text(exercises_for(LAB)[0].hints[0], "en") not in en
 
 
-@pytest.mark.parametrize("path", sorted((ROOT / "solutions").glob("*/*.ipynb")) + sorted((ROOT / "labs").glob("*/*.ipynb")),
-                         ids=lambda p: f"{p.parent.parent.name}/{p.parent.name}/{p.stem}")
+COURSE_NOTEBOOKS = sorted((ROOT / "solutions").glob("*/*.ipynb")) + sorted((ROOT / "labs").glob("*/*.ipynb"))
+
+
+@pytest.mark.parametrize("path", COURSE_NOTEBOOKS, ids=lambda p: f"{p.parent.parent.name}/{p.parent.name}/{p.stem}")
 def test_the_static_scan_finds_nothing_in_the_course_notebooks(path):
     assert grading.static_findings(nbformat.read(path, as_version=4)) == []
 

@@ -14,7 +14,7 @@ from build_notebooks import code_without_comments, parse  # noqa: E402
 
 SOURCES = sorted((ROOT / "solutions" / "source").glob("*.md"))
 LABS = [s.stem for s in SOURCES]
-LANG_LINE = re.compile(r'^LANG = "(en|zh)"  # this notebook\'s language \("en" or "zh"\)$', re.M)
+LANG_LINE = re.compile(r'^LANG = "(en|zh)"  # .*$', re.M)
 
 
 def load(version: str, lang: str, lab: str) -> dict:

@@ -44,9 +44,9 @@ def repo_url() -> str:
 
 
 SETUP = '''\
-LANG = "{lang}"  # this notebook's language ("en" or "zh")
+LANG = "{lang}"  # {c_lang}
 LAB = "{lab}"
-HELPER = "git+{repo}"  # the course's helper package
+HELPER = "git+{repo}"  # {c_helper}
 
 import importlib.util
 import subprocess
@@ -56,10 +56,10 @@ from pathlib import Path
 if importlib.util.find_spec("devicelab") is None:
     here = Path.cwd().resolve()
     clone = next((p for p in (here, *here.parents) if (p / "devicelab" / "__init__.py").exists()), None)
-    if clone is not None:  # a clone of the course: use its helper as it is
+    if clone is not None:  # {c_clone}
         sys.path.insert(0, str(clone))
     elif "google.colab" in sys.modules:
-        # --no-deps: install the helper (and timm if missing), never touch Colab's torch.
+        # {c_nodeps}
         wanted = [HELPER] + (["timm"] if importlib.util.find_spec("timm") is None else [])
         done = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", *wanted],
                               capture_output=True, text=True)
@@ -96,6 +96,22 @@ def code_without_comments(code: str) -> list[str]:
             continue
         out.append("\n" if kind == tokenize.NEWLINE else text)
     return out
+
+
+SETUP_COMMENTS = {
+    "en": {
+        "c_lang": 'this notebook\'s language ("en" or "zh")',
+        "c_helper": "the course's helper package",
+        "c_clone": "a clone of the course: use its helper as it is",
+        "c_nodeps": "--no-deps: install the helper (and timm if missing), never touch Colab's torch.",
+    },
+    "zh": {
+        "c_lang": '本笔记本的语言（"en" 或 "zh"）',
+        "c_helper": "课程的辅助包",
+        "c_clone": "在课程仓库的克隆里：直接使用其中的辅助包",
+        "c_nodeps": "--no-deps：只安装辅助包（缺少 timm 时也装上 timm），绝不改动 Colab 自带的 torch。",
+    },
+}
 
 
 def parse(source: Path) -> list[tuple[str, str]]:
@@ -207,7 +223,7 @@ def build(source: Path) -> dict[Path, str]:
                 if kind == "code" and lang == "zh" and index + 1 < len(parsed) and parsed[index + 1][0] == "code zh":
                     body = parsed[index + 1][1]
                 if kind == "setup":
-                    body = SETUP.format(lang=lang, lab=lab, repo=repo_url())
+                    body = SETUP.format(lang=lang, lab=lab, repo=repo_url(), **SETUP_COMMENTS[lang])
                 solution, student = split_solution(body, source)
                 cells.append(code_cell(solution if version == "solutions" else student, index))
             text = json.dumps(notebook(cells), indent=1, ensure_ascii=False) + "\n"

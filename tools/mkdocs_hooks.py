@@ -139,6 +139,12 @@ def on_post_page(output: str, page, config) -> str:
     return with_course_search(output, prefix, others)
 
 
+def on_post_template(output: str, template_name: str, config) -> str:
+    """The same search on the pages built from templates alone (404.html), in the language they are built in."""
+    prefix, others = _languages(config)
+    return with_course_search(output, prefix, others) if template_name.endswith(".html") else output
+
+
 # ------------------------------------------------------------------------------------- claims table
 
 CLAIMS_MARKER = "<!-- claims-table -->"
@@ -146,8 +152,8 @@ CLAIMS_DIR = Path(__file__).resolve().parent.parent / "tests" / "claims"
 
 CLAIMS_TEXT = {
     "en": {
-        "summary": "Generated from `{file}`: {cpu} {cpu_claims} run on the CPU in CI; {gpu} {gpu_claims} "
-                   "only on a GPU, of which {verified} passed on one so far.",
+        "summary": "{cpu} {cpu_claims} run on the CPU in CI; {gpu} {gpu_claims} only on a GPU, of which "
+                   "{verified} passed on one so far (from `{file}` and the GPU check's record).",
         "claim": ("claim", "claims"),
         "head": ("Claim", "Where it runs", "On a GPU"),
         "cpu": "CPU, in CI",
@@ -161,10 +167,10 @@ CLAIMS_TEXT = {
         "no_tests": "No test file `{file}` yet.",
     },
     "zh": {
-        "summary": "下表由 `{file}` 生成：{cpu} 条陈述在 CPU 上运行，每次 CI 都会检查；{gpu} 条只能在 GPU 上检查，"
-                   "其中 {verified} 条目前已在 GPU 上通过。",
+        "summary": "{cpu} 条说法在 CPU 上运行，每次 CI 都会检查；{gpu} 条只能在 GPU 上检查，目前其中 {verified} "
+                   "条已在 GPU 上通过（据 `{file}` 和 GPU 检查的记录生成）。",
         "claim": ("", ""),
-        "head": ("陈述（测试的说明）", "在哪里运行", "GPU 上的结果"),
+        "head": ("说法", "在哪里运行", "GPU 上的结果"),
         "cpu": "CPU，CI 中运行",
         "gpu": "仅限 GPU",
         "gpus": "仅限 GPU（两块及以上）",

@@ -92,7 +92,8 @@ class _LabExercise(Exercise):
         notebook_device = (namespace or {}).get("device", self.device)
         found = _as_device(notebook_device) if isinstance(notebook_device, (str, torch.device)) else None
         if found is None or not same_device(found, self.device):
-            return incorrect("ch01.device_rebound", got=repr(notebook_device), device=self.device)
+            shown = notebook_device if isinstance(notebook_device, torch.device) else repr(notebook_device)
+            return incorrect("ch01.device_rebound", got=shown, device=self.device)
         return verdict
 
 
@@ -209,9 +210,11 @@ class MoveEverything(_LabExercise):
             total = len([*got_model.parameters(), *got_model.buffers()])
             return incorrect("ch01.ex2.model", n=len(off), total=total, found=off[0].device, device=device)
         # The optimizer is built from the model passed in: that model must be the one that moved and trains.
-        # (Moving to meta swaps in new Parameter objects; to a GPU, Module.to() keeps them.)
+        # Module.to() keeps the Parameter objects when the two devices' tensors are compatible (CPU, CUDA,
+        # MPS…); towards meta it swaps in new ones, which is what the optimizer would then miss.
         now = list(model.parameters())
-        kept = device.type == "meta" or [id(p) for p in now] == [id(p) for p in params]
+        swaps = not torch._has_compatible_shallow_copy_type(torch.empty(0), torch.empty(0, device=device))
+        kept = swaps or [id(p) for p in now] == [id(p) for p in params]
         if tensors_off(model, device) or {id(p) for p in got_model.parameters()} != {id(p) for p in now} or not kept:
             return incorrect("ch01.ex2.copy")
         for param, (dtype, values) in zip(now, before):
@@ -283,9 +286,9 @@ messages.add(
             "zh": "`{name}` 应该是 True 或 False（不加引号），而不是 {got}。",
         },
         "ch01.ex1.wrong": {
-            "en": "{n} of the {total} predictions do not match what PyTorch does with `target` = "
-            "{target}: question {which}. Run the cell below the check to see what happens.",
-            "zh": "{total} 个预测里有 {n} 个和 PyTorch 在 `target` = {target} 时的实际结果不符：第 {which} 题。"
+            "en": "with `target` = {target}, PyTorch does not do what you predicted in {n} of the {total} "
+            "questions (number {which}). Run the cell below the check to see what happens.",
+            "zh": "`target` = {target} 时，{total} 道题里有 {n} 道的预测和 PyTorch 的实际结果不符（第 {which} 题）。"
             "运行检查单元下面那个单元，看看实际发生了什么。",
         },
         "ch01.ex1.ok": {

@@ -1,6 +1,14 @@
-"""Chapter 02: DataParallel, "Input type ... and weight type ... should be the same", loss and optimizer."""
+"""Chapter 02: DataParallel, "Input type ... and weight type ... should be the same", loss and optimizer.
+
+Every check calls the learner's code: on a CPU-only machine "on the device" and "on the CPU" look the
+same, so each answer is also run towards `meta`, a second device every machine has, while the notebook's
+own device stays where it is.
+"""
 
 from __future__ import annotations
+
+import copy
+import sys
 
 import torch
 from torch import nn
@@ -10,55 +18,195 @@ from ..checks import NOT_ATTEMPTED, Blank, Exercise, Verdict, correct, incorrect
 from ..devices import same_device, tensors_off
 from ..spies import SpyLoss, SpyModel
 
+META = torch.device("meta")
+ASKED_LR, ASKED_MOMENTUM = 0.05, 0.9  # the optimizer exercise 3 asks for; the proof is measured with it
 
-class MoveWrapAssign(Exercise):
-    """Exercise 1: move the model, wrap it in DataParallel, keep the name the loop trains."""
+
+def _short(error: BaseException) -> str:
+    first = (str(error).strip().splitlines() or [""])[0]
+    return f"{type(error).__name__}: {first}"[:300]
+
+
+def _dataparallel_moves_modules() -> bool:
+    # With CUDA, nn.DataParallel moves a module given one device id to cuda:0 in its constructor;
+    # elsewhere (CPU, MPS) it keeps no device ids and just calls the module.
+    return torch.cuda.is_available()
+
+
+class _PrepareProbe(nn.Module):
+    """A small conv model (with BatchNorm buffers) that records who moved it: the learner or DataParallel."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 3)
+        self.norm = nn.BatchNorm2d(4)
+        self.moves: list[tuple[bool, torch.device]] = []  # (by DataParallel's constructor, where to)
+
+    def forward(self, images: torch.Tensor) -> torch.Tensor:
+        return self.norm(self.conv(images))
+
+    def _apply(self, fn, recurse=True):  # type: ignore[no-untyped-def]
+        result = super()._apply(fn, recurse)
+        frame, by_wrapper = sys._getframe(1), False
+        for _ in range(6):
+            if frame is None:
+                break
+            if frame.f_code is nn.DataParallel.__init__.__code__:
+                by_wrapper = True
+            frame = frame.f_back
+        self.moves.append((by_wrapper, self.conv.weight.device))
+        return result
+
+
+class PrepareModel(Exercise):
+    """Exercise 1: `prepare(model, device)` moves the model, wraps it in DataParallel and returns the wrapper."""
 
     name = "ex1"
-    reads = ("model_ft", "device")
+    reads = ("prepare",)
     hints = ("ch02.ex1.hint1", "ch02.ex1.hint2", "ch02.ex1.hint3")
     solution_key = "ch02.ex1.solution"
     not_attempted_key = "ch02.ex1.todo"
 
-    def judge(self, model_ft: object, device: torch.device) -> Verdict:
-        if not isinstance(model_ft, nn.Module):
-            return incorrect("ch02.ex1.not_module", got=type(model_ft).__name__)
-        if not isinstance(model_ft, nn.DataParallel):
+    def judge(self, prepare: object) -> Verdict:
+        if not callable(prepare):
+            return incorrect("ch02.ex1.not_function")
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(0)
+            verdict = self._run(prepare, self.device, probe=False)
+            if verdict is None and not _dataparallel_moves_modules():
+                verdict = self._run(prepare, META, probe=True)
+        return verdict or correct("ch02.ex1.ok")
+
+    def _run(self, prepare, device: torch.device, probe: bool) -> Verdict | None:  # type: ignore[no-untyped-def]
+        model = _PrepareProbe()
+        try:
+            result = prepare(model, device)
+        except Exception as error:  # noqa: BLE001 - the learner's code may fail any way
+            return incorrect("ch02.ex1.raised", error=_short(error))
+        if isinstance(result, Blank):
+            return Verdict(NOT_ATTEMPTED, self.not_attempted_key)
+        if not isinstance(result, nn.Module):
+            return incorrect("ch02.ex1.not_module", got=type(result).__name__)
+        if not isinstance(result, nn.DataParallel):
             return incorrect("ch02.ex1.not_wrapped")
-        if isinstance(model_ft.module, nn.DataParallel):
+        if isinstance(result.module, nn.DataParallel):
             return incorrect("ch02.ex1.wrapped_twice")
-        off = tensors_off(model_ft.module, device)
+        if result.module is not model:
+            return incorrect("ch02.ex1.other_model")
+        off = tensors_off(model, device)
         if off:
-            total = len([*model_ft.module.parameters(), *model_ft.module.buffers()])
-            return incorrect("ch02.ex1.not_moved", n=len(off), total=total, found=off[0].device, device=device)
-        return correct("ch02.ex1.ok", device=device)
+            total = len([*model.parameters(), *model.buffers()])
+            key = "ch02.ex1.probe_not_moved" if probe else "ch02.ex1.not_moved"
+            return incorrect(key, n=len(off), total=total, found=off[0].device, device=device)
+        if not any(not by_wrapper and same_device(where, device) for by_wrapper, where in model.moves):
+            if any(by_wrapper for by_wrapper, _ in model.moves):
+                return incorrect("ch02.ex1.wrapper_moved")
+        return None
 
 
-class WeightedLossOnDevice(Exercise):
-    """Exercise 2: a class-weighted CrossEntropyLoss whose weights live where the logits will."""
+class MakeCriterion(Exercise):
+    """Exercise 2: `make_criterion(class_weights, device)` returns a class-weighted cross-entropy on `device`."""
 
     name = "ex2"
-    reads = ("criterion", "class_weights", "device")
-    hints = ("ch02.ex2.hint1", "ch02.ex2.hint2")
+    reads = ("make_criterion",)
+    hints = ("ch02.ex2.hint1", "ch02.ex2.hint2", "ch02.ex2.hint3")
     solution_key = "ch02.ex2.solution"
     not_attempted_key = "ch02.ex2.todo"
 
-    def judge(self, criterion: object, class_weights: torch.Tensor, device: torch.device) -> Verdict:
-        if not isinstance(criterion, nn.CrossEntropyLoss):
-            return incorrect("ch02.ex2.not_ce", got=type(criterion).__name__)
-        if criterion.weight is None:
-            return incorrect("ch02.ex2.no_weight")
-        if not same_device(criterion.weight.device, device):
-            return incorrect("ch02.ex2.weight_device", found=criterion.weight.device, device=device)
-        if criterion.weight.shape != class_weights.shape or not torch.allclose(
-            criterion.weight.detach().cpu(), class_weights.detach().cpu().to(criterion.weight.dtype)
-        ):
+    def judge(self, make_criterion: object) -> Verdict:
+        if not callable(make_criterion):
+            return incorrect("ch02.ex2.not_function")
+        with torch.random.fork_rng(devices=[]):
+            return self._judge(make_criterion)
+
+    def _judge(self, make_criterion) -> Verdict:  # type: ignore[no-untyped-def]
+        generator = torch.Generator().manual_seed(0)
+        weights = torch.tensor([0.5, 1.0, 2.5, 4.0])  # not the notebook's: the function must use its argument
+        logits = torch.randn(64, 4, generator=generator).to(self.device)
+        labels = torch.randint(0, 4, (64,), generator=generator).to(self.device)
+        try:
+            criterion = make_criterion(weights.clone(), self.device)
+        except Exception as error:  # noqa: BLE001
+            return incorrect("ch02.ex2.raised", error=_short(error))
+        if isinstance(criterion, Blank):
+            return Verdict(NOT_ATTEMPTED, self.not_attempted_key)
+        if not callable(criterion):
+            return incorrect("ch02.ex2.not_loss", got=type(criterion).__name__)
+        try:
+            loss = criterion(logits, labels)
+        except Exception as error:  # noqa: BLE001
+            if "device" in str(error):
+                return incorrect("ch02.ex2.weight_device", device=self.device, error=_short(error))
+            return incorrect("ch02.ex2.raised", error=_short(error))
+        if not isinstance(loss, torch.Tensor) or loss.numel() != 1:
+            return incorrect("ch02.ex2.not_loss", got=type(loss).__name__)
+        loss = loss.detach().float().cpu().reshape(())
+        weighted = nn.functional.cross_entropy(logits.cpu(), labels.cpu(), weight=weights)
+        plain = nn.functional.cross_entropy(logits.cpu(), labels.cpu())
+        if not torch.allclose(loss, weighted, rtol=1e-4, atol=1e-6):
+            if torch.allclose(loss, plain, rtol=1e-4, atol=1e-6):
+                return incorrect("ch02.ex2.no_weight")
             return incorrect("ch02.ex2.weight_values")
-        return correct("ch02.ex2.ok")
+        return self._probe(make_criterion, weights) or correct("ch02.ex2.ok")
+
+    def _probe(self, make_criterion, weights: torch.Tensor) -> Verdict | None:  # type: ignore[no-untyped-def]
+        # The same function asked for `meta`: the loss must run on meta logits and labels.
+        try:
+            criterion = make_criterion(weights.clone(), META)
+            loss = criterion(torch.randn(8, 4, device=META), torch.zeros(8, dtype=torch.long, device=META))
+        except Exception as error:  # noqa: BLE001
+            return incorrect("ch02.ex2.probe_device", error=_short(error))
+        if not isinstance(loss, torch.Tensor) or loss.device != META:
+            found = loss.device if isinstance(loss, torch.Tensor) else type(loss).__name__
+            return incorrect("ch02.ex2.probe_device", error=f"the loss came back on {found}")
+        return None
+
+
+def _asked_optimizer_differs(optimizer: torch.optim.Optimizer) -> Verdict | None:
+    """What, in the optimizer's own settings, differs from SGD(lr=ASKED_LR, momentum=ASKED_MOMENTUM)."""
+    if not isinstance(optimizer, torch.optim.SGD):
+        return incorrect("ch02.ex3.not_sgd", got=type(optimizer).__name__)
+    for group in optimizer.param_groups:
+        lr = float(group.get("lr", float("nan")))
+        if abs(lr - ASKED_LR) > 1e-12:
+            return incorrect("ch02.ex3.lr", got=lr, asked=ASKED_LR)
+        momentum = float(group.get("momentum", 0.0))
+        if abs(momentum - ASKED_MOMENTUM) > 1e-12:
+            return incorrect("ch02.ex3.momentum", got=momentum, asked=ASKED_MOMENTUM)
+        extras = {k: group.get(k) for k in ("nesterov", "weight_decay", "dampening", "maximize")}
+        changed = [f"{k}={v}" for k, v in extras.items() if v not in (None, False, 0, 0.0)]
+        if changed:
+            return incorrect("ch02.ex3.extra_settings", settings=", ".join(changed))
+    return None
+
+
+def _steps_like_asked(optimizer: torch.optim.Optimizer) -> bool:
+    """Two steps with known gradients move the parameters exactly as the asked SGD would; then undo them."""
+    params = [p for group in optimizer.param_groups for p in group["params"]]
+    saved = [p.detach().clone() for p in params]
+    saved_grads = [p.grad for p in params]
+    state = copy.deepcopy(optimizer.state_dict())
+    copies = [p.detach().clone().requires_grad_(True) for p in params]
+    reference = torch.optim.SGD(copies, lr=ASKED_LR, momentum=ASKED_MOMENTUM)
+    generator = torch.Generator().manual_seed(0)
+    try:
+        for _ in range(2):
+            for p, c in zip(params, copies):
+                grad = torch.randn(p.shape, generator=generator).to(p.device, p.dtype)
+                p.grad, c.grad = grad.clone(), grad.clone()
+            optimizer.step()
+            reference.step()
+        return all(torch.allclose(p.detach(), c.detach(), rtol=1e-5, atol=1e-7) for p, c in zip(params, copies))
+    finally:
+        with torch.no_grad():
+            for p, before, grad in zip(params, saved, saved_grads):
+                p.copy_(before)
+                p.grad = grad
+        optimizer.load_state_dict(state)
 
 
 class OptimizerOverFinalModel(Exercise):
-    """Exercise 3: an optimizer that holds exactly the parameters of the model being trained."""
+    """Exercise 3: SGD (lr=0.05, momentum=0.9) holding exactly the parameters of the model being trained."""
 
     name = "ex3"
     reads = ("optimizer_ft", "model_ft")
@@ -80,159 +228,265 @@ class OptimizerOverFinalModel(Exercise):
             return incorrect("ch02.ex3.some_missing", n=len(wanted - shared), total=len(wanted))
         if held != wanted:
             return incorrect("ch02.ex3.extra", n=len(held - wanted))
+        differs = _asked_optimizer_differs(optimizer_ft)
+        if differs is not None:
+            return differs
+        try:
+            steps_right = _steps_like_asked(optimizer_ft)
+        except Exception as error:  # noqa: BLE001
+            return incorrect("ch02.ex3.step_raised", error=_short(error))
+        if not steps_right:
+            return incorrect("ch02.ex3.step_differs")
         return correct("ch02.ex3.ok", total=len(wanted))
+
+
+def _reference_steps(model: nn.Module, batches: list[tuple[torch.Tensor, torch.Tensor]], device: torch.device,
+                     zero_grad: bool) -> list[torch.Tensor]:
+    """The parameters after one SGD step per batch, with or without zeroing the gradients in between."""
+    model = copy.deepcopy(model)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    criterion = SpyLoss()
+    for inputs, labels in batches:
+        if zero_grad:
+            optimizer.zero_grad()
+        criterion(model(inputs.to(device)), labels.to(device)).backward()
+        optimizer.step()
+    return [p.detach().clone() for p in model.parameters()]
 
 
 class TrainStep(Exercise):
     """Exercise 4: a training step that moves the batch (inputs and labels) before using it."""
 
     name = "ex4"
-    reads = ("train_step", "device")
-    hints = ("ch02.ex4.hint1", "ch02.ex4.hint2")
+    reads = ("train_step",)
+    hints = ("ch02.ex4.hint1", "ch02.ex4.hint2", "ch02.ex4.hint3")
     solution_key = "ch02.ex4.solution"
     not_attempted_key = "ch02.ex4.todo"
     host = torch.device("cpu")  # where a DataLoader hands out batches
 
-    def judge(self, train_step: object, device: torch.device) -> Verdict:
+    def judge(self, train_step: object) -> Verdict:
         if not callable(train_step):
             return incorrect("ch02.ex4.not_function")
-        torch.manual_seed(0)
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(0)
+            return self._judge(train_step)
+
+    def _judge(self, train_step) -> Verdict:  # type: ignore[no-untyped-def]
+        device = self.device
         model = SpyModel(4).to(device)
         criterion = SpyLoss()
         optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-        before = model.head.weight.detach().clone()
-        inputs = torch.randn(8, 12, device=self.host)
-        labels = torch.randint(0, 4, (8,), device=self.host)
-        try:
-            result = train_step(model, criterion, optimizer, inputs, labels, device)
-        except Exception as error:  # noqa: BLE001 - the learner's code may fail any way
-            return incorrect("ch02.ex4.raised", error=f"{type(error).__name__}: {error}")
-        if isinstance(result, Blank):
-            return Verdict(NOT_ATTEMPTED, self.not_attempted_key)
-        if not model.seen or not criterion.seen:
-            return incorrect("ch02.ex4.not_called")
-        if not same_device(model.seen[0][0], device):
-            return incorrect("ch02.ex4.inputs", found=model.seen[0][0], device=device)
-        if not same_device(criterion.seen[0][0], device):
-            return incorrect("ch02.ex4.labels", found=criterion.seen[0][0], device=device)
-        if torch.equal(before, model.head.weight.detach()):
-            return incorrect("ch02.ex4.no_update")
-        if not isinstance(result, float):
-            return incorrect("ch02.ex4.result", got=type(result).__name__)
-        if device.type == "cpu":
-            return self._probe_second_device(train_step) or correct("ch02.ex4.ok")
-        return correct("ch02.ex4.ok")
+        start = [p.detach().clone() for p in model.parameters()]
+        generator = torch.Generator().manual_seed(0)
+        batches = [
+            (torch.randn(8, 12, generator=generator), torch.randint(0, 4, (8,), generator=generator))
+            for _ in range(2)
+        ]
+        results = []
+        for number, (inputs, labels) in enumerate(batches):
+            try:
+                result = train_step(model, criterion, optimizer, inputs, labels, device)
+            except Exception as error:  # noqa: BLE001 - the learner's code may fail any way
+                return incorrect("ch02.ex4.raised", error=_short(error))
+            if isinstance(result, Blank):
+                return Verdict(NOT_ATTEMPTED, self.not_attempted_key)
+            results.append(result)
+            if number == 0:
+                if not model.seen or not criterion.seen:
+                    return incorrect("ch02.ex4.not_called")
+                if not same_device(model.seen[0][0], device):
+                    return incorrect("ch02.ex4.inputs", found=model.seen[0][0], device=device)
+                if not same_device(criterion.seen[0][0], device):
+                    return incorrect("ch02.ex4.labels", found=criterion.seen[0][0], device=device)
+                if all(torch.equal(a, p.detach()) for a, p in zip(start, model.parameters())):
+                    return incorrect("ch02.ex4.no_update")
+        if not all(isinstance(r, float) for r in results):
+            wrong = next(r for r in results if not isinstance(r, float))
+            return incorrect("ch02.ex4.result", got=type(wrong).__name__)
+        start_model = SpyModel(4).to(device)
+        with torch.no_grad():
+            for p, a in zip(start_model.parameters(), start):
+                p.copy_(a)
+        now = [p.detach() for p in model.parameters()]
+        expected = _reference_steps(start_model, batches, device, zero_grad=True)
+        if not all(torch.allclose(a, b, rtol=1e-5, atol=1e-6) for a, b in zip(now, expected)):
+            piled_up = _reference_steps(start_model, batches, device, zero_grad=False)
+            if all(torch.allclose(a, b, rtol=1e-5, atol=1e-6) for a, b in zip(now, piled_up)):
+                return incorrect("ch02.ex4.no_zero_grad")
+            return incorrect("ch02.ex4.step_differs")
+        return self._probe_second_device(train_step) or correct("ch02.ex4.ok")
 
-    def _probe_second_device(self, train_step) -> Verdict | None:
+    def _probe_second_device(self, train_step) -> Verdict | None:  # type: ignore[no-untyped-def]
         # On a CPU-only machine every tensor is already "on the device", so a step that forgets
         # to move the labels would pass. Run it once more towards `meta`, a second device every
         # machine has, and look at where the batch arrived (errors after that are expected:
-        # meta tensors have no values).
-        probe = torch.device("meta")
-        model = SpyModel(4).to(probe)
+        # meta tensors have no values, so `.item()` fails).
+        model = SpyModel(4).to(META)
         criterion = SpyLoss()
         optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
         inputs = torch.randn(8, 12, device=self.host)
         labels = torch.randint(0, 4, (8,), device=self.host)
         try:
-            train_step(model, criterion, optimizer, inputs, labels, probe)
+            train_step(model, criterion, optimizer, inputs, labels, META)
         except Exception:  # noqa: BLE001, S110 - only the recorded devices matter here
             pass
-        if model.seen and not same_device(model.seen[0][0], probe):
+        if not model.seen or not criterion.seen:
+            return incorrect("ch02.ex4.probe_not_called")
+        if not same_device(model.seen[0][0], META):
             return incorrect("ch02.ex4.probe_inputs", found=model.seen[0][0])
-        if criterion.seen and not same_device(criterion.seen[0][0], probe):
+        if not same_device(criterion.seen[0][0], META):
             return incorrect("ch02.ex4.probe_labels", found=criterion.seen[0][0])
         return None
 
 
-EXERCISES = [MoveWrapAssign, WeightedLossOnDevice, OptimizerOverFinalModel, TrainStep]
+EXERCISES = [PrepareModel, MakeCriterion, OptimizerOverFinalModel, TrainStep]
+
+# The start of every message about the `meta` probe (a function called once more with a second device).
+PROBE_EN = (
+    "on this machine the {what} looks right, but called with `device=torch.device('meta')` "
+    "(a second device every machine has) "
+)
+PROBE_ZH = (
+    "在这台机器上{what}看起来没问题，但传入 `device=torch.device('meta')`（每台机器都有的第二个设备）"
+    "再调用一次时，"
+)
 
 messages.add(
     {
         # exercise 1
         "ch02.ex1.todo": {
-            "en": "replace `model_ft = ____` with your fix.",
-            "zh": "把 `model_ft = ____` 换成你的修复代码。",
+            "en": "fill in `prepare` (it still returns `____`).",
+            "zh": "补全 `prepare`（它现在还返回 `____`）。",
+        },
+        "ch02.ex1.not_function": {
+            "en": "`prepare` should be a function `prepare(model, device)`.",
+            "zh": "`prepare` 应该是一个函数 `prepare(model, device)`。",
+        },
+        "ch02.ex1.raised": {
+            "en": "`prepare` raised an error on a small test model: {error}",
+            "zh": "`prepare` 处理一个小测试模型时抛出了错误：{error}",
         },
         "ch02.ex1.not_module": {
-            "en": "`model_ft` should be a model (an nn.Module), but it is a {got}.",
-            "zh": "`model_ft` 应该是一个模型（nn.Module），但它是 {got}。",
+            "en": "`prepare` should return a model (an nn.Module), but it returned a {got}. Is there a `return`?",
+            "zh": "`prepare` 应该返回一个模型（nn.Module），但它返回的是 {got}。函数里写了 `return` 吗？",
         },
         "ch02.ex1.not_wrapped": {
-            "en": "`model_ft` is not wrapped in DataParallel. If you wrapped it under another name "
-            "(like the seed's `net`), the name the loop trains is still the unwrapped model.",
-            "zh": "`model_ft` 没有被 DataParallel 包装。如果你用另一个名字包装了它（比如原文里的 `net`），"
-            "训练循环用的这个名字仍然是未包装的模型。",
+            "en": "`prepare` returns a model that is not wrapped in DataParallel. If you wrapped it under another "
+            "name (like the blog post's `net`), that wrapper is what the loop must train: return it.",
+            "zh": "`prepare` 返回的模型没有用 DataParallel 包装。如果你把包装结果赋给了另一个变量"
+            "（就像那篇博客里的 `net`），训练循环要训练的正是这个包装后的模型：应该返回它。",
         },
         "ch02.ex1.wrapped_twice": {
-            "en": "`model_ft` is wrapped in DataParallel twice. Run the cells from the one that builds "
-            "the model again, so that it is wrapped once.",
-            "zh": "`model_ft` 被 DataParallel 包装了两次。从创建模型的那个单元重新运行，让它只被包装一次。",
+            "en": "`prepare` returns a model wrapped in DataParallel twice: wrap it once.",
+            "zh": "`prepare` 返回的模型被 DataParallel 包装了两次：只包装一次就够了。",
+        },
+        "ch02.ex1.other_model": {
+            "en": "the DataParallel that `prepare` returns wraps another model, not the `model` it was given.",
+            "zh": "`prepare` 返回的 DataParallel 包装的是另一个模型，而不是传给它的 `model`。",
         },
         "ch02.ex1.not_moved": {
-            "en": "{n} of the {total} parameters and buffers of the wrapped model are on {found}, but the "
-            "inputs will be on {device}.",
-            "zh": "被包装模型的 {total} 个参数和缓冲区中，有 {n} 个在 {found} 上，而输入会在 {device} 上。",
+            "en": "{n} of the {total} parameters and buffers of the wrapped model are on {found}, but `device` "
+            "is {device}.",
+            "zh": "被包装模型的 {total} 个参数和缓冲区中，有 {n} 个在 {found} 上，而 `device` 是 {device}。",
+        },
+        "ch02.ex1.probe_not_moved": {
+            "en": PROBE_EN.format(what="model")
+            + "{n} of its {total} parameters and buffers stayed on {found}: is it the `device` argument "
+            "you move to?",
+            "zh": PROBE_ZH.format(what="模型")
+            + "它的 {total} 个参数和缓冲区中仍有 {n} 个留在 {found} 上：你移动的目标是参数 `device` 吗？",
+        },
+        "ch02.ex1.wrapper_moved": {
+            "en": "only DataParallel moved the model (it does so on a single GPU); on two or more GPUs it "
+            "would stay on the CPU. Move it to `device` yourself.",
+            "zh": "模型只是被 DataParallel 移动了（单 GPU 时它会这样做）；有两块或更多 GPU 时模型会留在 CPU 上。"
+            "请自己把它移到 `device`。",
         },
         "ch02.ex1.ok": {
-            "en": "`model_ft` is the wrapped model and all of it is on {device}.",
-            "zh": "`model_ft` 就是包装后的模型，而且它整体都在 {device} 上。",
+            "en": "`prepare` moves the model to the device it is given and returns it wrapped in DataParallel.",
+            "zh": "`prepare` 把模型移到传入的设备上，并返回用 DataParallel 包装后的模型。",
         },
         "ch02.ex1.hint1": {
-            "en": "Three things, in this order: move, wrap, assign back to the same name.",
-            "zh": "三件事，按顺序：移动、包装、赋值回同一个名字。",
+            "en": "Three things, in this order: move the model, wrap it, return the wrapped model.",
+            "zh": "三件事，按顺序：移动模型、包装模型、返回包装后的模型。",
         },
         "ch02.ex1.hint2": {
             "en": "`Module.to(device)` moves the model in place and returns it; "
-            "`nn.DataParallel(...)` returns a new module that you must keep.",
+            "`nn.DataParallel(...)` returns a new module: that one is what the loop must train.",
             "zh": "`Module.to(device)` 原地移动模型并返回它本身；`nn.DataParallel(...)` 返回一个新模块，"
-            "你必须保存它。",
+            "训练循环要训练的就是这个新模块。",
         },
         "ch02.ex1.hint3": {
-            "en": "The loop below trains whatever the name `model_ft` refers to when it runs.",
-            "zh": "下面的循环训练的是运行时 `model_ft` 这个名字所指向的对象。",
+            "en": "Use the function's own `device` argument, not the notebook's variable.",
+            "zh": "使用函数自己的参数 `device`，而不是笔记本里的同名变量。",
         },
         "ch02.ex1.solution": {
-            "en": "model_ft = model_ft.to(device)\nmodel_ft = nn.DataParallel(model_ft)",
-            "zh": "model_ft = model_ft.to(device)\nmodel_ft = nn.DataParallel(model_ft)",
+            "en": "def prepare(model, device):\n    model = model.to(device)\n    model = nn.DataParallel(model)\n"
+            "    return model",
+            "zh": "def prepare(model, device):\n    model = model.to(device)\n    model = nn.DataParallel(model)\n"
+            "    return model",
         },
         # exercise 2
         "ch02.ex2.todo": {
-            "en": "replace `criterion = ____` with a weighted loss.",
-            "zh": "把 `criterion = ____` 换成带类别权重的损失函数。",
+            "en": "fill in `make_criterion` (it still returns `____`).",
+            "zh": "补全 `make_criterion`（它现在还返回 `____`）。",
         },
-        "ch02.ex2.not_ce": {
-            "en": "`criterion` should be an nn.CrossEntropyLoss, but it is a {got}.",
-            "zh": "`criterion` 应该是 nn.CrossEntropyLoss，但它是 {got}。",
+        "ch02.ex2.not_function": {
+            "en": "`make_criterion` should be a function `make_criterion(class_weights, device)`.",
+            "zh": "`make_criterion` 应该是一个函数 `make_criterion(class_weights, device)`。",
+        },
+        "ch02.ex2.raised": {
+            "en": "`make_criterion` or the loss it returns raised an error: {error}",
+            "zh": "`make_criterion` 或它返回的损失函数抛出了错误：{error}",
+        },
+        "ch02.ex2.not_loss": {
+            "en": "`make_criterion` should return a loss that turns logits and labels into one number, but "
+            "got a {got}.",
+            "zh": "`make_criterion` 应该返回一个损失函数，把 logits 和标签算成一个数，但得到的是 {got}。",
         },
         "ch02.ex2.no_weight": {
-            "en": "`criterion` has no class weights: the rare classes would count as little as before.",
-            "zh": "`criterion` 没有类别权重：少数类别的分量会和之前一样小。",
-        },
-        "ch02.ex2.weight_device": {
-            "en": "the class weights are on {found}, but the logits will be on {device}; the loss "
-            "would raise a device error at its first call.",
-            "zh": "类别权重在 {found} 上，而 logits 会在 {device} 上；损失函数第一次调用时就会报设备错误。",
+            "en": "the loss ignores the class weights: the rare classes would count as little as before.",
+            "zh": "这个损失函数没有用上类别权重：少数类别的分量会和之前一样小。",
         },
         "ch02.ex2.weight_values": {
-            "en": "the loss's class weights are not the values of `class_weights`.",
-            "zh": "损失函数里的类别权重与 `class_weights` 的数值不同。",
+            "en": "the loss is not a cross-entropy weighted by the `class_weights` the function is given.",
+            "zh": "这个损失函数不是按传入的 `class_weights` 加权的交叉熵。",
+        },
+        "ch02.ex2.weight_device": {
+            "en": "with logits and labels on {device}, the loss raised a device error: are its class weights "
+            "on `device`? ({error})",
+            "zh": "logits 和标签都在 {device} 上时，损失函数报了设备错误：它的类别权重在 `device` 上吗？（{error}）",
+        },
+        "ch02.ex2.probe_device": {
+            "en": PROBE_EN.format(what="loss")
+            + "the loss did not run on logits and labels on `meta` ({error}): are the weights moved to the "
+            "`device` argument?",
+            "zh": PROBE_ZH.format(what="损失函数")
+            + "它无法处理 `meta` 上的 logits 和标签（{error}）：权重移到了参数 `device` 上吗？",
         },
         "ch02.ex2.ok": {
-            "en": "the class weights are in the loss, on the device of the logits.",
-            "zh": "类别权重在损失函数里，并且和 logits 在同一设备上。",
+            "en": "the loss weighs the classes by the weights it is given, on the device of the logits.",
+            "zh": "损失函数按传入的权重给各类别加权，并且和 logits 在同一设备上。",
         },
         "ch02.ex2.hint1": {
             "en": "A loss that holds a tensor is a module with a buffer: what moves a module's buffers?",
             "zh": "持有张量的损失函数就是一个带缓冲区的模块：什么操作会移动模块的缓冲区？",
         },
         "ch02.ex2.hint2": {
-            "en": "Build `nn.CrossEntropyLoss(weight=...)`, then move it (or its weights) to `device`.",
-            "zh": "先构造 `nn.CrossEntropyLoss(weight=...)`，再把它（或它的权重）移动到 `device`。",
+            "en": "Build `nn.CrossEntropyLoss(weight=...)` from the function's `class_weights`, then move it "
+            "(or its weights) to the function's `device`.",
+            "zh": "用函数的参数 `class_weights` 构造 `nn.CrossEntropyLoss(weight=...)`，再把它（或它的权重）"
+            "移到函数的参数 `device` 上。",
+        },
+        "ch02.ex2.hint3": {
+            "en": "`Module.to()` returns the module itself, so you can return `nn.CrossEntropyLoss(...).to(...)`.",
+            "zh": "`Module.to()` 返回模块本身，所以可以直接返回 `nn.CrossEntropyLoss(...).to(...)`。",
         },
         "ch02.ex2.solution": {
-            "en": "criterion = nn.CrossEntropyLoss(weight=class_weights).to(device)",
-            "zh": "criterion = nn.CrossEntropyLoss(weight=class_weights).to(device)",
+            "en": "def make_criterion(class_weights, device):\n"
+            "    return nn.CrossEntropyLoss(weight=class_weights).to(device)",
+            "zh": "def make_criterion(class_weights, device):\n"
+            "    return nn.CrossEntropyLoss(weight=class_weights).to(device)",
         },
         # exercise 3
         "ch02.ex3.todo": {
@@ -244,14 +498,14 @@ messages.add(
             "zh": "`optimizer_ft` 应该是 torch.optim 中的优化器，但它是 {got}。",
         },
         "ch02.ex3.no_model": {
-            "en": "`model_ft` is not a model yet: solve exercise 1 first.",
-            "zh": "`model_ft` 还不是模型：请先完成练习 1。",
+            "en": "`model_ft` is not a model yet: solve exercise 1 and run the cell that builds `model_ft`.",
+            "zh": "`model_ft` 还不是模型：请先完成练习 1，并运行创建 `model_ft` 的那个单元。",
         },
         "ch02.ex3.other_model": {
             "en": "the optimizer holds {held} tensors, and none of them is a parameter of `model_ft`: "
             "it was built from another model, so `step()` would never change the one you train.",
             "zh": "优化器持有 {held} 个张量，但没有一个是 `model_ft` 的参数：它是用另一个模型创建的，"
-            "`step()` 永远不会改变你训练的那个模型。",
+            "`step()` 永远不会改动你训练的那个模型。",
         },
         "ch02.ex3.some_missing": {
             "en": "{n} of the {total} parameters of `model_ft` are missing from the optimizer.",
@@ -261,17 +515,43 @@ messages.add(
             "en": "the optimizer also holds {n} tensors that are not parameters of `model_ft`.",
             "zh": "优化器还持有 {n} 个不属于 `model_ft` 的张量。",
         },
+        "ch02.ex3.not_sgd": {
+            "en": "the exercise asks for SGD, and `optimizer_ft` is a {got}: the training below is measured "
+            "with SGD.",
+            "zh": "练习要求用 SGD，而 `optimizer_ft` 是 {got}：下面的训练是按 SGD 调好的。",
+        },
+        "ch02.ex3.lr": {
+            "en": "the learning rate is {got}; the exercise asks for {asked}.",
+            "zh": "学习率是 {got}；练习要求的是 {asked}。",
+        },
+        "ch02.ex3.momentum": {
+            "en": "the momentum is {got}; the exercise asks for {asked}.",
+            "zh": "动量是 {got}；练习要求的是 {asked}。",
+        },
+        "ch02.ex3.extra_settings": {
+            "en": "the optimizer has settings the exercise does not ask for: {settings}.",
+            "zh": "优化器带有练习没有要求的设置：{settings}。",
+        },
+        "ch02.ex3.step_raised": {
+            "en": "`optimizer_ft.step()` raised an error on test gradients: {error}",
+            "zh": "用测试梯度调用 `optimizer_ft.step()` 时抛出了错误：{error}",
+        },
+        "ch02.ex3.step_differs": {
+            "en": "`optimizer_ft.step()` does not change the parameters the way SGD with these settings does.",
+            "zh": "`optimizer_ft.step()` 更新参数的方式与这些设置下的 SGD 不同。",
+        },
         "ch02.ex3.ok": {
-            "en": "the optimizer holds exactly the {total} parameters of the model you train.",
-            "zh": "优化器恰好持有你所训练模型的全部 {total} 个参数。",
+            "en": "the optimizer is the asked SGD and holds exactly the {total} parameters of the model you "
+            "train.",
+            "zh": "优化器是练习要求的 SGD，并且恰好持有你所训练模型的全部 {total} 个参数。",
         },
         "ch02.ex3.hint1": {
-            "en": "Build the optimizer from the model the loop trains, after the fix of exercise 1.",
-            "zh": "用训练循环实际训练的那个模型创建优化器，并放在练习 1 的修复之后。",
+            "en": "Build the optimizer from the model the loop trains: `model_ft`, after exercise 1.",
+            "zh": "用训练循环实际训练的那个模型创建优化器：也就是练习 1 之后的 `model_ft`。",
         },
         "ch02.ex3.hint2": {
-            "en": "The seed uses SGD with lr=0.001 and momentum=0.9; here lr=0.05 learns faster.",
-            "zh": "原文用的是 lr=0.001、momentum=0.9 的 SGD；这里用 lr=0.05 学得更快。",
+            "en": "The blog post used SGD with lr=0.001 and momentum=0.9; here use lr=0.05 (it learns faster).",
+            "zh": "那篇博客用的是 lr=0.001、momentum=0.9 的 SGD；这里用 lr=0.05（学得更快）。",
         },
         "ch02.ex3.solution": {
             "en": "optimizer_ft = optim.SGD(model_ft.parameters(), lr=0.05, momentum=0.9)",
@@ -288,11 +568,12 @@ messages.add(
         },
         "ch02.ex4.raised": {
             "en": "`train_step` raised an error on a test batch: {error}",
-            "zh": "`train_step` 在测试批次上抛出了错误：{error}",
+            "zh": "`train_step` 处理测试批次时抛出了错误：{error}",
         },
         "ch02.ex4.not_called": {
-            "en": "`train_step` must call the model on the inputs and the criterion on the outputs and labels.",
-            "zh": "`train_step` 需要用输入调用模型，再用输出和标签调用损失函数。",
+            "en": "`train_step` must call the `model` it is given on the inputs, and the `criterion` it is "
+            "given on the outputs and labels.",
+            "zh": "`train_step` 需要用传入的 `model` 处理输入，再用传入的 `criterion` 计算输出和标签的损失。",
         },
         "ch02.ex4.inputs": {
             "en": "the model received inputs on {found}, but it lives on {device}.",
@@ -301,36 +582,50 @@ messages.add(
         "ch02.ex4.labels": {
             "en": "the inputs reach the model on the right device, but the labels reach the loss on "
             "{found} while the logits are on {device}.",
-            "zh": "输入已经以正确的设备进入模型，但标签进入损失函数时在 {found} 上，而 logits 在 {device} 上。",
+            "zh": "输入到达模型时设备是对的，但标签到达损失函数时在 {found} 上，而 logits 在 {device} 上。",
+        },
+        "ch02.ex4.probe_not_called": {
+            "en": PROBE_EN.format(what="step")
+            + "it did not call the model and the loss: does it use its own arguments?",
+            "zh": PROBE_ZH.format(what="这个训练步骤")
+            + "它没有调用模型和损失函数：它用的是自己的参数吗？",
         },
         "ch02.ex4.probe_inputs": {
-            "en": "on this CPU-only machine the step looks fine, but run with `device=torch.device('meta')` "
-            "(a second device every machine has) the inputs still reached the model on {found}: is the "
-            "result of `.to(device)` kept, and is it the `device` argument you move to?",
-            "zh": "在这台只有 CPU 的机器上这个步骤看起来没问题，但用 `device=torch.device('meta')`"
-            "（每台机器都有的第二个设备）再运行一次时，输入进入模型时仍在 {found} 上："
-            "`.to(device)` 的结果保存下来了吗？"
-            "移动的目标是参数 `device` 吗？",
+            "en": PROBE_EN.format(what="step")
+            + "the inputs still reached the model on {found}: is the result of `.to(device)` kept, and is "
+            "it the `device` argument you move to?",
+            "zh": PROBE_ZH.format(what="这个训练步骤")
+            + "输入进入模型时仍在 {found} 上：`.to(device)` 的结果保存下来了吗？移动的目标是参数 `device` 吗？",
         },
         "ch02.ex4.probe_labels": {
-            "en": "on this CPU-only machine the step looks fine, but run with `device=torch.device('meta')` "
-            "(a second device every machine has) the labels still reached the loss on {found}: on a GPU the "
-            "loss would raise a device error.",
-            "zh": "在这台只有 CPU 的机器上这个步骤看起来没问题，但用 `device=torch.device('meta')`"
-            "（每台机器都有的第二个设备）再运行一次时，标签进入损失函数时仍在 {found} 上："
-            "在 GPU 上损失函数会报设备错误。",
+            "en": PROBE_EN.format(what="step")
+            + "the labels still reached the loss on {found}: on a GPU the loss would raise a device error.",
+            "zh": PROBE_ZH.format(what="这个训练步骤")
+            + "标签进入损失函数时仍在 {found} 上：在 GPU 上损失函数会报设备错误。",
         },
         "ch02.ex4.no_update": {
             "en": "the model's parameters did not change: is `optimizer.step()` called after `backward()`?",
             "zh": "模型参数没有变化：`backward()` 之后调用 `optimizer.step()` 了吗？",
         },
+        "ch02.ex4.no_zero_grad": {
+            "en": "after two calls the gradients of the first batch were added to those of the second: the "
+            "gradients are never reset. Where does `optimizer.zero_grad()` go?",
+            "zh": "调用两次之后，第一个批次的梯度累加到了第二个批次的梯度上：梯度从未清零。"
+            "`optimizer.zero_grad()` 应该放在哪里？",
+        },
+        "ch02.ex4.step_differs": {
+            "en": "after two calls the parameters are not where one `zero_grad()`, one `backward()` and one "
+            "`step()` per batch would put them.",
+            "zh": "调用两次之后，参数的取值与每个批次各做一次 `zero_grad()`、`backward()` 和 `step()` 的结果不一致。",
+        },
         "ch02.ex4.result": {
             "en": "`train_step` should return the loss as a Python number (`loss.item()`), not a {got}.",
-            "zh": "`train_step` 应该以 Python 数字返回损失（`loss.item()`），而不是 {got}。",
+            "zh": "`train_step` 应该以 Python 数值返回损失（`loss.item()`），而不是 {got}。",
         },
         "ch02.ex4.ok": {
-            "en": "inputs and labels are moved, the model learns, the loss comes back as a number.",
-            "zh": "输入和标签都移动了，模型在学习，损失以数字返回。",
+            "en": "inputs and labels are moved, one step per batch updates the model, the loss comes back as a "
+            "number.",
+            "zh": "输入和标签都移动了，每个批次更新一次模型，损失以数值返回。",
         },
         "ch02.ex4.hint1": {
             "en": "A DataLoader hands out CPU tensors: both the inputs and the labels need a move.",
@@ -339,6 +634,10 @@ messages.add(
         "ch02.ex4.hint2": {
             "en": "`Tensor.to()` returns a new tensor: assign it (`inputs = inputs.to(device)`).",
             "zh": "`Tensor.to()` 返回一个新张量：要把它赋值回去（`inputs = inputs.to(device)`）。",
+        },
+        "ch02.ex4.hint3": {
+            "en": "One step: `zero_grad()`, forward, loss, `backward()`, `step()`; then `return loss.item()`.",
+            "zh": "一个训练步骤：`zero_grad()`、前向计算、损失、`backward()`、`step()`；最后 `return loss.item()`。",
         },
         "ch02.ex4.solution": {
             "en": "inputs, labels = inputs.to(device), labels.to(device)\noptimizer.zero_grad()\n"

@@ -9,6 +9,7 @@ cannot show: the values moved, stale gradients cleared, the parameters updated, 
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import torch
@@ -22,6 +23,16 @@ STAND_IN = torch.device("meta")  # the device the checks ask the learner's code 
 HOST = torch.device("cpu")  # where a DataLoader hands out batches
 INTEGER_IDS = (torch.int64, torch.int32)  # what nn.Embedding accepts as token ids
 LOSS_VALUE = 0.75  # what the stand-in loss returns: a right `train_step` returns exactly this number
+
+
+_SEEDS = itertools.count(1)  # each check builds models with new weights: old freed memory cannot pass for outputs
+
+
+def _fresh_weights(module: type[nn.Module], *args: object) -> nn.Module:
+    """`module(*args)` with weights drawn from a seed of its own, leaving the notebook's random state alone."""
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(next(_SEEDS))
+        return module(*args)
 
 
 def _error(error: BaseException) -> str:
@@ -94,8 +105,7 @@ class _Run:
     """One call of the learner's `train_step` on the stand-ins, on one device."""
 
     def __init__(self, train_step: object, device: torch.device, calls: int = 1, classes: int = 4) -> None:
-        torch.manual_seed(0)
-        self.model = _StandInModel(classes).to(device)  # moved the way a notebook moves its model
+        self.model = _fresh_weights(_StandInModel, classes).to(device)  # moved the way a notebook moves its model
         self.criterion = _StandInLoss()
         self.optimizer = _StandInOptimizer(self.model.parameters())
         self.before = [p.detach().clone() for p in self.model.parameters()]
@@ -279,9 +289,8 @@ class MoveInsideForward(Exercise):
         token_ids, _ = _batch(vocab=vocab, classes=classes)
         devices = [HOST] + ([self.device] if not same_device(self.device, HOST) else []) + [STAND_IN]
         for device in devices:  # the model really is on each device: its parameters were moved with .to()
-            torch.manual_seed(0)
             try:
-                model = AutoMoveClassifier(*self.sizes).to(device)
+                model = _fresh_weights(AutoMoveClassifier, *self.sizes).to(device)
             except Exception as error:  # noqa: BLE001 - the learner's code may fail any way
                 return incorrect("ch03.ex3.raised", device=device, error=_error(error))
             seen = _record_inputs(model)

@@ -261,7 +261,7 @@ def page_fix_namespace(device: torch.device) -> dict[str, object]:
 
 
 def test_the_pages_before_code_leaves_the_batch_on_the_cpu():
-    """The page's 'Before' code moves the model but leaves input_data and labels on the CPU."""
+    """The page's buggy code moves the model but leaves input_data and labels on the CPU."""
     namespace = page_fix_namespace(META)
     with pytest.raises(RuntimeError):  # a meta model fed CPU data (a GPU prints the check instead)
         exec(page_block("# returns a moved copy, which is thrown away"), namespace)
@@ -270,14 +270,14 @@ def test_the_pages_before_code_leaves_the_batch_on_the_cpu():
 
 
 def test_on_a_cpu_only_machine_the_forgotten_assignment_goes_unnoticed():
-    """With device = cpu, the page's 'Before' code runs without error."""
+    """With device = cpu, the page's buggy code runs without error: the mistake goes unnoticed."""
     namespace = page_fix_namespace(torch.device("cpu"))
     exec(page_block("# returns a moved copy, which is thrown away"), namespace)
     assert namespace["outputs"].shape == (4, 2)
 
 
 def test_the_pages_after_code_puts_model_and_batch_on_the_device():
-    """The page's 'After' code puts the model, the inputs and the labels on the device."""
+    """The page's fixed code puts the model, the inputs and the labels on the device."""
     namespace = page_fix_namespace(META)
     exec(page_block("input_data = input_data.to(device)"), namespace)
     assert namespace["model"].weight.device == META
@@ -289,13 +289,6 @@ def test_both_pages_show_the_same_code():
     """The Chinese page's code blocks are the English page's (comments may be translated)."""
     zh, en = python_blocks(PAGES["zh"]), python_blocks(PAGES["en"])
     assert [code_without_comments(b) for b in zh] == [code_without_comments(b) for b in en]
-
-
-def test_the_version_flag_compares_versions_as_numbers_not_strings():
-    """Version checks compare numbers: 2.14.1 is later than 2.8 (as strings it would not be)."""
-    assert TorchVersion("2.14.1") >= (2, 8) and not TorchVersion("2.7.1") >= (2, 8)
-    assert not "2.14.1" >= "2.8"  # the string comparison this replaces
-    assert NEW_WORDING == (TorchVersion(torch.__version__) >= "2.8.0")
 
 
 def test_a_dataloader_over_cpu_tensors_hands_out_cpu_batches():

@@ -117,6 +117,15 @@ def test_default_collate_keeps_dicts_and_namedtuples_and_gathers_names_into_a_li
     assert batch["name"] == ["reading-0", "reading-1", "reading-2", "reading-3"]
 
 
+def test_a_shuffling_dataloader_draws_a_new_order_on_every_pass():
+    """A DataLoader with shuffle=True hands out the samples in a new order on each pass (each iter())."""
+    loader = DataLoader(TensorDataset(torch.arange(64)), batch_size=64, shuffle=True,
+                        generator=torch.Generator().manual_seed(0))
+    first, second = (next(iter(loader))[0] for _ in range(2))
+    assert sorted(first.tolist()) == sorted(second.tolist()) == list(range(64))
+    assert not torch.equal(first, second)
+
+
 def test_moving_only_the_top_level_of_a_batch_leaves_the_nested_tensors_behind():
     """A top-level move moves the label but leaves the tensors inside the namedtuple on the CPU."""
     batch = next(iter(DataLoader(dict_samples(4), batch_size=4)))

@@ -1,7 +1,6 @@
 """A reader's path in headless Chromium: open the site, switch language, search the error, land on the chapter."""
 
 import os
-import re
 import shutil
 
 import pytest
@@ -63,17 +62,27 @@ NEW_EMBEDDING = (
         ("/zh/", OLD_EMBEDDING, "03-embedding", "Embedding"),
         ("/", NEW_EMBEDDING, "03-embedding", "Embedding"),
         ("/zh/", NEW_EMBEDDING, "03-embedding", "Embedding"),
+        # readers type sentences: a Chinese question, and a half-remembered Chinese one
+        ("/zh/", "模型在GPU上但是数据在CPU上", "01-devices", "01 ·"),
+        ("/zh/", "批次是字典怎么移动到GPU", "04-batches", "04 ·"),
+        ("/", "how do I move a dict batch to the gpu", "04-batches", "04 ·"),
+        # an English message pasted into the Chinese site opens the Chinese chapter
+        ("/zh/", "RuntimeError: Input type (torch.cuda.FloatTensor) and weight type (torch.FloatTensor) "
+                 "should be the same", "02-dataparallel", "DataParallel"),
     ],
 )
-def test_searching_the_error_lands_on_the_chapter(page, base_url, start, query, chapter, title):
+def test_searching_lands_on_the_chapter_in_the_readers_language(page, base_url, start, query, chapter, title):
     page.goto(f"{base_url}{start}")
     search(page, query)
-    hits = page.locator(".md-search-result__item a")
-    targets = [hits.nth(i).get_attribute("href") for i in range(hits.count())]
+    groups = page.locator(".md-search-result__item")
+    # each result group is one page: its first link is the page, the others its sections
+    pages = [groups.nth(i).locator("a").first.evaluate("a => a.href") for i in range(groups.count())]
     lang = "zh/" if start == "/zh/" else ""
-    wanted = [i for i, href in enumerate(targets)
-              if href and re.search(rf"(^|/){lang}{chapter}/", href) and "labs/" not in href and "solutions/" not in href]
-    assert wanted, f"no {lang}{chapter} page among the results for {query!r}: {targets}"
-    hits.nth(wanted[0]).click()
+    other = [href for href in pages if href.startswith(f"{base_url}/zh/") != bool(lang)]
+    assert not other, f"pages of the other language among the results for {query!r}: {other}"
+    wanted = [i for i, href in enumerate(pages[:3]) if href.startswith(f"{base_url}/{lang}{chapter}/")]
+    assert wanted, f"no {lang}{chapter} page among the first 3 results for {query!r}: {pages}"
+    groups.nth(wanted[0]).locator("a").first.click()
     page.wait_for_url(f"**/{lang}{chapter}/**")
+    assert page.locator("html").get_attribute("lang") == ("zh" if lang else "en")
     assert title in page.locator("h1").first.inner_text()

@@ -1,7 +1,9 @@
 """The built site: both languages, notebooks as real pages, buttons on every lab page."""
 
+import io
 import json
 import re
+import tokenize
 from pathlib import Path
 
 import pytest
@@ -84,11 +86,112 @@ def test_search_index_holds_chinese_words_segmented(site):
     assert any("\u200b" in d["text"] for d in zh_docs), "Chinese text was not segmented (is jieba installed?)"
 
 
-FENCE = re.compile(r"^([ \t]*)```[^\n]*\n(.*?)^\1```", re.S | re.M)
+FENCE = re.compile(r"^([ \t]*)```[ \t]*([^\n`]*)\n(.*?)^\1```", re.S | re.M)
+PYTHON = {"python", "py", "python3", "pycon"}
+SHELL = {"bash", "sh", "shell", "console", "zsh"}
+
+
+def _without_python_comments(code: str) -> str:
+    """Python code with its comments and trailing whitespace removed (lines that held only a comment go too)."""
+    lines = code.splitlines()
+    cut: dict[int, int] = {}
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(code).readline):
+            if token.type == tokenize.COMMENT:
+                cut[token.start[0] - 1] = token.start[1]
+    except (tokenize.TokenError, IndentationError, SyntaxError):  # a fragment: fall back to a plain cut
+        return _without_shell_comments(code)
+    kept = []
+    for number, line in enumerate(lines):
+        stripped = line[: cut[number]].rstrip() if number in cut else line.rstrip()
+        if number in cut and not stripped:
+            continue
+        kept.append(stripped)
+    return "\n".join(kept)
+
+
+def _without_shell_comments(code: str) -> str:
+    """Shell code with `#` comments (whole lines, or after a space) and trailing whitespace removed."""
+    kept = []
+    for line in code.splitlines():
+        stripped = re.sub(r"(^|\s)#.*$", "", line).rstrip()
+        if stripped or not line.strip():
+            kept.append(stripped)
+    return "\n".join(kept)
+
+
+def comparable(lang: str, body: str, indent: str = "") -> str:
+    """A fenced block's code as both languages must share it: comments are free to differ."""
+    body = "\n".join(line.removeprefix(indent) for line in body.splitlines())
+    lang = lang.split()[0].lower() if lang.strip() else ""
+    if lang in PYTHON:
+        return _without_python_comments(body)
+    if lang in SHELL:
+        return _without_shell_comments(body)
+    return body
+
+
+def code_blocks(path: Path) -> list[tuple[str, str]]:
+    """Each fenced block of a page: (language, code without comments)."""
+    text = path.read_text(encoding="utf-8")
+    return [(lang.strip(), comparable(lang, body, indent)) for indent, lang, body in FENCE.findall(text)]
 
 
 @pytest.mark.parametrize("page_name", sorted(p.name for p in (ROOT / "docs" / "en").glob("*.md")))
 def test_code_on_a_page_is_identical_in_both_languages(page_name):
-    en = FENCE.findall((ROOT / "docs" / "en" / page_name).read_text(encoding="utf-8"))
-    zh = FENCE.findall((ROOT / "docs" / "zh" / page_name).read_text(encoding="utf-8"))
-    assert [body for _, body in en] == [body for _, body in zh]
+    en = code_blocks(ROOT / "docs" / "en" / page_name)
+    zh = code_blocks(ROOT / "docs" / "zh" / page_name)
+    assert [lang for lang, _ in en] == [lang for lang, _ in zh], "the pages have different code blocks"
+    for number, ((lang, en_code), (_, zh_code)) in enumerate(zip(en, zh), start=1):
+        assert en_code == zh_code, f"code block {number} ({lang or 'no language'}) differs"
+
+
+EN_BLOCK = """    ```python
+    # Move, wrap, and keep the name the loop trains
+    model = model.to(device)  # in place
+    text = "a # inside a string stays"
+    ```
+"""
+
+
+def test_translated_comments_are_not_a_difference():
+    zh = EN_BLOCK.replace("# Move, wrap, and keep the name the loop trains", "# 先移动、再包装，并沿用训练循环用的名字")
+    zh = zh.replace("# in place", "# 原地移动   ")
+    (en_code,), (zh_code,) = ([comparable(lang, body, indent) for indent, lang, body in FENCE.findall(page)]
+                              for page in (EN_BLOCK, zh))
+    assert en_code == zh_code == 'model = model.to(device)\ntext = "a # inside a string stays"'
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        ("model.to(device)", 'model.to("cpu")'),  # code
+        ('"a # inside a string stays"', '"a # 字符串里的井号"'),  # a string that looks like a comment
+        ("    model = model", "    model  = model"),  # spacing inside a line
+        ("```python", "```text"),  # the block's language
+    ],
+)
+def test_a_code_difference_is_caught_even_with_comments_removed(change):
+    zh = EN_BLOCK.replace(*change)
+    blocks = [[(lang.strip(), comparable(lang, body, indent)) for indent, lang, body in FENCE.findall(page)]
+              for page in (EN_BLOCK, zh)]
+    assert blocks[0] != blocks[1]
+
+
+def test_shell_comments_may_differ_but_commands_may_not():
+    en = "pip install -r requirements.txt  # the site\n# then\nmake serve\n"
+    assert comparable("bash", en) == comparable("bash", "pip install -r requirements.txt  # 网站\n# 然后\nmake serve\n")
+    changed = en.replace("-r requirements.txt", "requirements.txt")
+    assert comparable("bash", en) != comparable("bash", changed)
+    assert comparable("text", "RuntimeError: x # y") != comparable("text", "RuntimeError: x # z")
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_home_page_promises_nothing_that_depends_on_the_capture_file(lang):
+    text = " ".join((ROOT / "docs" / lang / "index.md").read_text(encoding="utf-8").split())
+    for overclaim in ("Every statement", "每一句陈述", "what a real GPU printed", "真实 GPU 打印的内容", "seed", "Seed",
+                      "原文 0"):
+        assert overclaim not in text
+    expected = {"en": "until a GPU has verified that lab, the expected wording, labelled as such",
+                "zh": "还没有在 GPU 上验证过时，展示的是预期的报错文字，并会注明"}
+    assert expected[lang] in text

@@ -97,3 +97,44 @@ def test_latest_and_last_verified_read_the_capture_file_by_default(monkeypatch, 
     monkeypatch.setattr(captures, "load", lambda: real_load(path))
     assert captures.latest("02-dataparallel", "buggy_training_step")["date"] == "2025-01-01"
     assert captures.last_verified("02-dataparallel")["date"] == "2025-02-02"
+
+
+def claim_run(test="tests/claims/test_claims_ch02_dataparallel.py::test_conv_raises", torch="2.14.1",
+              outcome="passed", date="2025-11-29"):
+    return {"test": test, "outcome": outcome, "message": "", "gpu": "NVIDIA H200", "torch": torch, "cuda": "13.0",
+            "date": date}
+
+
+def test_a_file_written_before_claims_were_recorded_still_loads(tmp_path):
+    path = tmp_path / "gpu_captures.json"
+    path.write_text(json.dumps({"_generated": "old header", "captures": [capture()]}), encoding="utf-8")
+    assert captures.load(path) == [capture()]
+    assert captures.load_claims(path) == []
+    assert captures.load_claims(tmp_path / "absent.json") == []
+
+
+def test_saving_captures_keeps_the_claims_runs_already_in_the_file(tmp_path):
+    path = tmp_path / "gpu_captures.json"
+    captures.save([capture()], path, claims=[claim_run()])
+    captures.save([capture(), capture(step="other")], path)
+    assert captures.load_claims(path) == [claim_run()]
+    assert len(captures.load(path)) == 2
+    captures.save([], path, claims=[])
+    assert captures.load_claims(path) == [] and captures.load(path) == []
+
+
+def test_merge_claims_replaces_a_run_of_the_same_test_and_torch_and_keeps_the_others():
+    old = [claim_run(outcome="failed", date="2025-10-01"), claim_run(torch="2.7.1"),
+           claim_run(test="tests/claims/test_claims_ch04_batches.py::test_copy[pinned]")]
+    new = [claim_run(date="2025-11-29")]
+    merged = captures.merge_claims(old, new)
+    assert len(merged) == 3
+    assert claim_run(date="2025-11-29") in merged and claim_run(outcome="failed", date="2025-10-01") not in merged
+    assert [(c["test"], c["torch"]) for c in merged] == sorted((c["test"], c["torch"]) for c in merged)
+
+
+def test_the_committed_file_holds_only_what_a_gpu_check_wrote():
+    raw = json.loads(captures.CAPTURE_FILE.read_text(encoding="utf-8"))
+    assert set(raw) <= {"_generated", "captures", "claims"}
+    for run in raw.get("claims", []):
+        assert {"test", "outcome", "gpu", "torch", "date"} <= set(run)

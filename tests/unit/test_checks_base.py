@@ -96,3 +96,23 @@ def test_every_exercise_judges_for_the_device_the_lab_gives_it():
             assert exercise.device == torch.device("meta")
         for exercise in exercises_for(lab):
             assert exercise.device == torch.device("cpu")
+
+
+def test_bounded_starts_one_pass_only_over_an_object_that_is_its_own_iterator():
+    class Passes:
+        def __init__(self):
+            self.started, self.left = 0, 0
+
+        def __iter__(self):
+            self.started += 1
+            self.left = 3
+            return self
+
+        def __next__(self):
+            if not self.left:
+                raise StopIteration
+            self.left -= 1
+            return self.left
+
+    passes = Passes()
+    assert bounded(passes, 10) == [2, 1, 0] and passes.started == 1

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 import torch
 from torch import nn
+from torch.torch_version import TorchVersion
 
 import devicelab
 
@@ -382,6 +383,12 @@ def test_the_student_cells_are_not_attempted():
         assert exercise().evaluate(namespace).status == NOT_ATTEMPTED, exercise.name
 
 
+def test_version_checks_compare_numbers_not_strings():
+    # The claims tests pick the wording by version: "2.14.1" >= "2.8" is False as strings.
+    assert TorchVersion("2.14.1") >= (2, 8) and not TorchVersion("2.7.1") >= (2, 8)
+    assert not "2.14.1" >= "2.8"
+
+
 # --- check(), hint(), solution() -----------------------------------------------------------------
 
 
@@ -402,4 +409,18 @@ def test_check_without_arguments_reads_the_notebook_globals(capsys):
 def test_check_prints_in_the_chosen_language(capsys):
     set_language("zh")
     PredictThenRun().check(**{**RIGHT, "answer_2": "target"})
-    assert capsys.readouterr().out.startswith("❌ ex1: 还不对：6 个预测里有 1 个和 PyTorch")
+    assert capsys.readouterr().out.startswith("❌ ex1: 还不对：`target` = meta 时，6 道题里有 1 道的预测和 PyTorch")
+
+
+def test_module_to_meta_swaps_in_new_parameters_which_ex2_allows_for():
+    # ex2 asks that the returned model keeps its Parameter objects, except towards meta, where
+    # Module.to() itself swaps them (CPU and GPU tensors are compatible; meta ones are not).
+    model = nn.Linear(2, 2)
+    weight = model.weight
+    model.to(META)
+    assert model.weight is not weight and weight.device == CPU
+    assert not torch._has_compatible_shallow_copy_type(torch.empty(0), torch.empty(0, device=META))
+    model = nn.Linear(2, 2)
+    weight = model.weight
+    model.to(CPU).double()
+    assert model.weight is weight

@@ -13,6 +13,12 @@
  *    Here every run is cut into the longest words the index holds, characters that start no
  *    indexed word and filler words of questions (怎么, 为什么…) are dropped, and the words are
  *    handed to Material separated by spaces, each then searched as a word prefix as usual.
+ * 3. Pages that hold more of the query's words come first. Material ranks a page by its best
+ *    section's score, in which a word of a title weighs a thousand words of text: a pasted error
+ *    message then lists first the pages whose titles share a few of its words ("device", "cuda"),
+ *    before the page whose section quotes the whole message. Here pages are ordered by the largest
+ *    share of the query's words that one of their sections holds (Material's "missing" terms),
+ *    and Material's order is kept among pages with the same share.
  *
  * The hook in tools/mkdocs_hooks.py points every page at this file:
  *   course-search.js?worker=search.<hash>.min.js&prefix=zh/&others=zh/
@@ -32,6 +38,32 @@
     "吗 呢 吧 啊 呀 了 的 得 地 请问 求助 一下"
   ).split(" "))
   var HAN = /\p{sc=Han}+/gu
+
+  /** The largest share of the query's terms that one section of a page holds. */
+  function coverage(group) {
+    var best = 0
+    group.forEach(function (item) {
+      var terms = Object.keys(item.terms || {})
+      if (terms.length) {
+        var found = terms.filter(function (term) { return item.terms[term] }).length
+        best = Math.max(best, found / terms.length)
+      }
+    })
+    return best
+  }
+
+  // Material answers with postMessage: order its result pages before they leave the worker.
+  var postMessage = self.postMessage.bind(self)
+  self.postMessage = function (message) {
+    if (message && message.type === 3 && message.data && Array.isArray(message.data.items)) {
+      var ranked = message.data.items.map(function (group, place) {
+        return {group: group, share: coverage(group), place: place}
+      })
+      ranked.sort(function (a, b) { return b.share - a.share || a.place - b.place })
+      message.data.items = ranked.map(function (entry) { return entry.group })
+    }
+    return postMessage(message)
+  }
 
   // Material registers its message listener while its script runs: keep it, to call it ourselves.
   var materialListener = null

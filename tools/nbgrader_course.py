@@ -1,0 +1,168 @@
+"""Write a ready nbgrader course folder from the labs' bilingual sources.
+
+    python tools/nbgrader_course.py [--out nbgrader-course] [--lab 01-devices] [--lang en]
+
+For every lab and language it writes `source/<lab>-<lang>/<lab>.ipynb`, the instructor version that
+nbgrader expects, with nbgrader's cell metadata:
+
+- each code cell holding a `### BEGIN SOLUTION` … `### END SOLUTION` region is an answer cell
+  (nbgrader "solution"); the student version of the cell (the `#> ` lines instead of the answer,
+  as in labs/) is kept in the cell's metadata, and `devicelab_scaffold.StudentScaffold`, a step added
+  to `nbgrader generate_assignment`, puts it in the released notebook in place of nbgrader's stub;
+- after each `exN.check()` cell comes an autograded test cell worth one point, which runs the same
+  check: `assert verdict.status == "correct", verdict.message()`;
+- every other cell is read-only (nbgrader "locked").
+
+Next to it: `nbgrader_config.py` (course id, the scaffold step, execution timeout) and
+`devicelab_scaffold.py`. The grading machine needs the devicelab package installed
+(`pip install -e .` in a clone), exactly like `python -m devicelab.grading`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+
+from build_notebooks import LANGS, SETUP, SOURCES, parse, repo_url, split_solution  # noqa: E402
+
+CHECK_CELL = re.compile(r"^(ex\d+)\.check\(\)", re.M)
+POINTS = 1  # per exercise
+TEST_CELL = '''\
+# Autograded: the same check as `{name}.check()` above ({points} point).
+verdict = {name}.evaluate(globals())
+assert verdict.status == "correct", verdict.message()
+'''
+
+CONFIG = '''\
+"""nbgrader configuration for the PyTorch device-errors labs (written by tools/nbgrader_course.py)."""
+
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from devicelab_scaffold import StudentScaffold  # noqa: E402
+from nbgrader.converters import GenerateAssignment  # noqa: E402
+from nbgrader.preprocessors import ClearSolutions  # noqa: E402
+
+c = get_config()  # noqa: F821 - provided by nbgrader when it reads this file
+c.CourseDirectory.course_id = "pytorch-device-errors"
+# Released notebooks show the labs' own scaffold (`____` and TODOs) instead of nbgrader's stub.
+steps = list(GenerateAssignment.class_traits()["preprocessors"].default())
+steps.insert(steps.index(ClearSolutions) + 1, StudentScaffold)
+c.GenerateAssignment.preprocessors = steps
+# A cell may run this long (seconds) while autograding; the labs' proof cells train a small model.
+c.ExecutePreprocessor.timeout = 600
+c.Execute.timeout = 600
+'''
+
+SCAFFOLD = '''\
+"""A generate_assignment step: released answer cells show the lab's scaffold, not nbgrader's stub."""
+
+from nbgrader.preprocessors import NbGraderPreprocessor
+
+
+class StudentScaffold(NbGraderPreprocessor):
+    """Replace each answer cell's source with the student version kept in its `devicelab` metadata."""
+
+    def preprocess_cell(self, cell, resources, index):
+        student = cell.metadata.get("devicelab", {}).get("student")
+        if student is not None and cell.metadata.get("nbgrader", {}).get("solution"):
+            cell.source = student
+        return cell, resources
+'''
+
+
+def nbgrader_meta(grade_id: str, *, solution: bool = False, grade: bool = False, locked: bool = False,
+                  points: int | None = None) -> dict:
+    """The `nbgrader` metadata of one cell (schema version 3)."""
+    meta: dict = {"grade": grade, "grade_id": grade_id, "locked": locked, "schema_version": 3,
+                  "solution": solution, "task": False}
+    if points is not None:
+        meta["points"] = points
+    return meta
+
+
+def cell(kind: str, text: str, meta: dict, extra: dict | None = None) -> dict:
+    """A notebook cell with nbgrader metadata."""
+    built: dict = {"cell_type": kind, "id": meta["grade_id"], "metadata": {"nbgrader": meta, **(extra or {})},
+                   "source": text}
+    if kind == "code":
+        built.update(execution_count=None, outputs=[])
+    return built
+
+
+def instructor_notebook(source: Path, lang: str) -> dict:
+    """The nbgrader source version of one lab in one language."""
+    lab = source.stem
+    parsed = parse(source)
+    cells: list[dict] = []
+    for index, (kind, body) in enumerate(parsed):
+        if kind.startswith("md"):
+            if kind == f"md {lang}":
+                cells.append(cell("markdown", body, nbgrader_meta(f"text-{index:02d}", locked=True)))
+            continue
+        if kind == "code zh":
+            continue  # used in place of the English cell before it
+        if kind == "code" and lang == "zh" and index + 1 < len(parsed) and parsed[index + 1][0] == "code zh":
+            body = parsed[index + 1][1]
+        if kind == "setup":
+            body = SETUP.format(lang=lang, lab=lab, repo=repo_url())
+        solution, student = split_solution(body, source)
+        if solution != student:  # an answer cell: nbgrader's markers stay, the scaffold goes to metadata
+            cells.append(cell("code", body, nbgrader_meta(f"answer-{index:02d}", solution=True),
+                              {"devicelab": {"student": student}}))
+            continue
+        cells.append(cell("code", body, nbgrader_meta(f"code-{index:02d}", locked=True)))
+        for name in CHECK_CELL.findall(body):
+            test = TEST_CELL.format(name=name, points=POINTS)
+            cells.append(cell("code", test, nbgrader_meta(f"{name}-test", grade=True, locked=True, points=POINTS)))
+    return {
+        "cells": cells,
+        "metadata": {"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
+                     "language_info": {"name": "python"}},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+
+
+def write_course(out: Path, labs: list[str] | None = None, langs: tuple[str, ...] = LANGS) -> list[Path]:
+    """Write the course folder; return the notebooks written."""
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "nbgrader_config.py").write_text(CONFIG, encoding="utf-8")
+    (out / "devicelab_scaffold.py").write_text(SCAFFOLD, encoding="utf-8")
+    written = []
+    for source in sorted(SOURCES.glob("*.md")):
+        if labs and source.stem not in labs:
+            continue
+        for lang in langs:
+            target = out / "source" / f"{source.stem}-{lang}" / f"{source.stem}.ipynb"
+            target.parent.mkdir(parents=True, exist_ok=True)
+            text = json.dumps(instructor_notebook(source, lang), indent=1, ensure_ascii=False) + "\n"
+            target.write_text(text, encoding="utf-8")
+            written.append(target)
+    return written
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Write the nbgrader course folder."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=ROOT / "nbgrader-course")
+    parser.add_argument("--lab", action="append", help="only this lab (repeatable), e.g. 01-devices")
+    parser.add_argument("--lang", choices=LANGS, action="append", help="only this language (repeatable)")
+    args = parser.parse_args(argv)
+    written = write_course(args.out, args.lab, tuple(args.lang or LANGS))
+    print(f"wrote {len(written)} assignments under {args.out / 'source'}; then, in {args.out}:")
+    print("  nbgrader generate_assignment 01-devices-en   # release/: the student version")
+    print("  nbgrader autograde 01-devices-en             # after collecting into submitted/<student>/")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

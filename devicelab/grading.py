@@ -167,6 +167,11 @@ def install(config):
                 elif value is own_blank:
                     setattr(module, key, blank_module.____)
     expected_types = [type(e).__name__ for e in exercises]
+    try:  # the kernel's own namespace, taken now: the student could shadow `globals` or `get_ipython`
+        shell = get_ipython()  # noqa: F821 - defined in every IPython kernel
+        user_ns = shell.user_ns
+    except NameError:
+        shell = user_ns = None
     out = sys.stdout
     write, flush = out.write, out.flush
     setitimer, set_signal = getattr(signal, "setitimer", None), signal.signal
@@ -272,7 +277,7 @@ def install(config):
                 elif not same(old[name], new[name]):
                     found.append(f"changed: {key}.{name}")
         try:
-            events = get_ipython().events.callbacks  # noqa: F821 - defined in every IPython kernel
+            events = shell.events.callbacks
             for event, callbacks in events.items():
                 if any(defined_in_notebook(c) for c in callbacks):
                     found.append(f"an IPython {event} callback defined in the notebook")
@@ -304,6 +309,7 @@ def install(config):
         raise GradingTimeout()
 
     def grade(namespace, nonce, skip, seconds):
+        namespace = user_ns if user_ns is not None else namespace
         emit(nonce, "tamper", evidence(namespace))
         judged = _dict(namespace)
         judged["lab"], judged["device"] = lab, lab.device

@@ -302,10 +302,13 @@ def claims_table(chapter: str, lang: str, claims_dir: Path | None = None,
         cpu_claims=one if cpu == 1 else many, gpu_claims=one if gpu == 1 else many,
     )
     head = "".join(f"<th>{html.escape(h)}</th>" for h in words["head"])
+    # Kept out of the search index: the claims are test docstrings, in English on both sites, and the
+    # words of every chapter's table would pull unrelated queries to every chapter page.
     return (
-        f'<p class="claims-summary">{_inline_code(html.escape(summary))}</p>\n'
-        f'<table class="claims-table">\n<thead><tr>{head}</tr></thead>\n<tbody>\n'
-        + "\n".join(rows) + "\n</tbody>\n</table>"
+        '<div class="claims-table" data-search-exclude>\n'
+        f"<p>{_inline_code(html.escape(summary))}</p>\n"
+        f"<table>\n<thead><tr>{head}</tr></thead>\n<tbody>\n"
+        + "\n".join(rows) + "\n</tbody>\n</table>\n</div>"
     )
 
 

@@ -3,7 +3,8 @@
     python tools/nbgrader_course.py [--out nbgrader-course] [--lab 01-devices] [--lang en]
 
 For every lab and language it writes `source/<lab>-<lang>/<lab>.ipynb`, the instructor version that
-nbgrader expects, with nbgrader's cell metadata:
+nbgrader expects: the cells of the solution notebook that tools/build_notebooks.py builds, with the
+answer regions of the source kept, and nbgrader's cell metadata:
 
 - each code cell holding a `### BEGIN SOLUTION` … `### END SOLUTION` region is an answer cell
   (nbgrader "solution"); the student version of the cell (the `#> ` lines instead of the answer,
@@ -29,7 +30,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 
-from build_notebooks import LANGS, SETUP, SOURCES, parse, repo_url, split_solution  # noqa: E402
+from build_notebooks import LANGS, SOURCES, build, parse, split_solution  # noqa: E402
 
 CHECK_CELL = re.compile(r"^(ex\d+)\.check\(\)", re.M)
 POINTS = 1  # per exercise
@@ -100,27 +101,25 @@ def cell(kind: str, text: str, meta: dict, extra: dict | None = None) -> dict:
 
 def instructor_notebook(source: Path, lang: str) -> dict:
     """The nbgrader source version of one lab in one language."""
-    lab = source.stem
+    built = build(source)
+    solved = json.loads(built[ROOT / "solutions" / lang / f"{source.stem}.ipynb"])["cells"]
+    student = json.loads(built[ROOT / "labs" / lang / f"{source.stem}.ipynb"])["cells"]
     parsed = parse(source)
     cells: list[dict] = []
-    for index, (kind, body) in enumerate(parsed):
-        if kind.startswith("md"):
-            if kind == f"md {lang}":
-                cells.append(cell("markdown", body, nbgrader_meta(f"text-{index:02d}", locked=True)))
+    for answer, scaffold in zip(solved, student):
+        text, index = "".join(answer["source"]), int(answer["id"].split("-")[-1])
+        if answer["cell_type"] == "markdown":
+            cells.append(cell("markdown", text, nbgrader_meta(f"text-{index:02d}", locked=True)))
             continue
-        if kind == "code zh":
-            continue  # used in place of the English cell before it
-        if kind == "code" and lang == "zh" and index + 1 < len(parsed) and parsed[index + 1][0] == "code zh":
-            body = parsed[index + 1][1]
-        if kind == "setup":
-            body = SETUP.format(lang=lang, lab=lab, repo=repo_url())
-        solution, student = split_solution(body, source)
-        if solution != student:  # an answer cell: nbgrader's markers stay, the scaffold goes to metadata
+        if answer["source"] != scaffold["source"]:  # an answer cell: nbgrader's markers, the scaffold in metadata
+            twin = index + 1 < len(parsed) and parsed[index + 1][0] == "code zh" and lang == "zh"
+            body = parsed[index + 1 if twin else index][1]
+            assert split_solution(body, source)[0] == text, f"{source}: cell {index} is not built from its source"
             cells.append(cell("code", body, nbgrader_meta(f"answer-{index:02d}", solution=True),
-                              {"devicelab": {"student": student}}))
+                              {"devicelab": {"student": "".join(scaffold["source"])}}))
             continue
-        cells.append(cell("code", body, nbgrader_meta(f"code-{index:02d}", locked=True)))
-        for name in CHECK_CELL.findall(body):
+        cells.append(cell("code", text, nbgrader_meta(f"code-{index:02d}", locked=True)))
+        for name in CHECK_CELL.findall(text):
             test = TEST_CELL.format(name=name, points=POINTS)
             cells.append(cell("code", test, nbgrader_meta(f"{name}-test", grade=True, locked=True, points=POINTS)))
     return {

@@ -190,6 +190,7 @@ def _steps_like_asked(optimizer: torch.optim.Optimizer) -> bool:
     reference = torch.optim.SGD(copies, lr=ASKED_LR, momentum=ASKED_MOMENTUM)
     generator = torch.Generator().manual_seed(0)
     try:
+        optimizer.load_state_dict({"state": {}, "param_groups": state["param_groups"]})  # start afresh
         for _ in range(2):
             for p, c in zip(params, copies):
                 grad = torch.randn(p.shape, generator=generator).to(p.device, p.dtype)

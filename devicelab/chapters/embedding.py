@@ -55,6 +55,13 @@ class _StandInModel(nn.Module):
         super().__init__()
         self.head = nn.Linear(features, classes)
         self.seen: list[tuple[torch.device, torch.dtype, torch.device]] = []  # ids device, ids dtype, weight device
+        self.settled = False  # set once the check has put the model where the learner's code finds it
+        self.moved = False  # the learner's code tried to move (or convert) the model itself
+
+    def _apply(self, fn: object, recurse: bool = True) -> nn.Module:
+        if self.settled:
+            self.moved = True
+        return super()._apply(fn, recurse)  # type: ignore[arg-type]
 
     def forward(self, token_ids: torch.Tensor) -> torch.Tensor:
         weight = self.head.weight
@@ -106,6 +113,7 @@ class _Run:
 
     def __init__(self, train_step: object, device: torch.device, calls: int = 1, classes: int = 4) -> None:
         self.model = _fresh_weights(_StandInModel, classes).to(device)  # moved the way a notebook moves its model
+        self.model.settled = True
         self.criterion = _StandInLoss()
         self.optimizer = _StandInOptimizer(self.model.parameters())
         self.before = [p.detach().clone() for p in self.model.parameters()]
@@ -153,6 +161,8 @@ class MoveInTheLoop(Exercise):
         return self._values(values) or correct("ch03.ex1.ok", device=STAND_IN)
 
     def _devices(self, run: _Run) -> Verdict | None:
+        if run.error is not None and run.model.moved:  # e.g. model.cpu(): meta tensors cannot be copied out
+            return incorrect("ch03.ex1.moves_model", device=STAND_IN)
         if not run.model.seen or not run.criterion.seen:
             if run.error is not None:
                 return incorrect("ch03.ex1.raised", error=_error(run.error))
@@ -356,6 +366,12 @@ messages.add(
             "model where it is and move the batch to it" + _STAND_IN_NOTE["en"] + ".",
             "zh": "`train_step` 拿到模型时它在 {device} 上，运行时却到了 {found} 上：模型不用动，"
             "要移动的是批次" + _STAND_IN_NOTE["zh"] + "。",
+        },
+        "ch03.ex1.moves_model": {
+            "en": "`train_step` tried to move the model. The model is already where it should be (the check "
+            "hands it over on {device}, standing in for a GPU); move the token ids and the labels to it instead.",
+            "zh": "`train_step` 试图移动模型。模型已经在它该在的设备上了（检查把它放在 {device} 上交给你，"
+            "meta 在这里代替 GPU）；要移动的是 token id 和标签。",
         },
         "ch03.ex1.ids": {
             "en": "the model received the token ids on {found}, not on {device}"

@@ -169,6 +169,16 @@ loss.backward()
 optimizer.step()
 return loss.item()
 """), "correct"),
+    Answer("ex1", "right: also moves the model to `device` (already there) and sets train mode", _step("""
+model.to(device)
+model.train()
+token_ids, labels = token_ids.to(device), labels.to(device)
+optimizer.zero_grad()
+loss = criterion(model(token_ids), labels)
+loss.backward()
+optimizer.step()
+return loss.item()
+"""), "correct"),
     Answer("ex1", "hostile: raises", _step("""
 raise ValueError("not today")
 """), "incorrect"),

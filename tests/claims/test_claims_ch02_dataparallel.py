@@ -1,4 +1,4 @@
-"""Claims tests for chapter 2 (nn.DataParallel, seed 000): each test proves one statement the chapter makes.
+"""Claims tests for chapter 2 (nn.DataParallel): each test proves one statement the chapter makes.
 
 Every test fails if its statement is false on the installed torch. CPU tests use honest stand-ins for a
 device move where they must: a dtype conversion goes through the same ``Module._apply`` as ``.to("cuda")``,
@@ -13,6 +13,7 @@ import sys
 import pytest
 import torch
 from torch import nn
+from torch.torch_version import TorchVersion
 
 SAME_DEVICE = "Expected all tensors to be on the same device"
 CONV_TYPE_MISMATCH = (
@@ -107,6 +108,44 @@ def test_adagrad_state_is_created_in_init_and_does_not_follow_a_later_conversion
     for p in model.parameters():
         assert p.dtype == torch.float64
         assert optimizer.state[p]["sum"].dtype == torch.float32
+
+
+@pytest.mark.parametrize(
+    ("make", "state_keys"),
+    [
+        (lambda params: torch.optim.SGD(params, lr=0.1, momentum=0.9), ["momentum_buffer"]),
+        (lambda params: torch.optim.Adam(params, lr=0.1), ["exp_avg", "exp_avg_sq"]),
+    ],
+    ids=["sgd-momentum", "adam"],
+)
+def test_optimizer_state_created_by_a_step_before_the_conversion_stays_behind(make, state_keys):
+    """State an optimizer created by a step() before model.to() is not converted with the model."""
+    model = nn.Linear(3, 2)
+    optimizer = make(model.parameters())
+    _train_step(model, optimizer)  # creates the state, in float32
+    model.to(torch.float64)
+    for p in model.parameters():
+        assert p.dtype == torch.float64
+        assert all(optimizer.state[p][key].dtype == torch.float32 for key in state_keys)
+
+
+def test_the_generated_check_names_weight_whichever_side_is_misplaced():
+    """nll_loss's device check names `weight` both when the weights and when the logits are misplaced."""
+    cuda_keys = torch._C.DispatchKeySet(torch._C.DispatchKey.CUDA)
+    gpu = "meta"  # stands in for cuda:0
+    weights_left_behind = (torch.randn(4, 3, device=gpu), torch.zeros(4, dtype=torch.long, device=gpu), torch.ones(3))
+    logits_left_behind = (torch.randn(4, 3), torch.zeros(4, dtype=torch.long), torch.ones(3, device=gpu))
+    messages = []
+    for logits, target, weight in (weights_left_behind, logits_left_behind):
+        with pytest.raises(RuntimeError) as excinfo:
+            torch.ops.aten.nll_loss_forward.default.redispatch(cuda_keys, logits, target, weight, 1, -100)
+        messages.append(str(excinfo.value))
+    assert all(SAME_DEVICE in m for m in messages)
+    if TorchVersion(torch.__version__) >= (2, 8):
+        assert "got weight is on cpu, different from other tensors on meta" in messages[0]
+        assert "got weight is on meta, different from other tensors on cpu" in messages[1]
+    else:
+        assert all("argument weight" in m for m in messages)
 
 
 @pytest.mark.skipif(torch.cuda.is_available(), reason="the claim is about a machine without CUDA")
@@ -289,3 +328,15 @@ def test_cuda_conv_fed_a_cpu_input_adds_the_mkldnn_clause():
     with pytest.raises(RuntimeError) as caught:
         conv(torch.randn(1, 3, 8, 8))
     assert "or input should be a MKLDNN tensor and weight is a dense tensor" in str(caught.value)
+
+
+@pytest.mark.gpu
+def test_sgd_momentum_buffer_created_before_module_to_cuda_stays_on_the_cpu(cuda):
+    """SGD that stepped before model.to('cuda') keeps its momentum buffers on the CPU."""
+    model = nn.Linear(3, 2)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    _train_step(model, optimizer)
+    model.to(cuda)
+    for p in model.parameters():
+        assert p.is_cuda
+        assert optimizer.state[p]["momentum_buffer"].device.type == "cpu"

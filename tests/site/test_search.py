@@ -17,7 +17,7 @@ CORPUS = json.loads((HERE / "search_queries.json").read_text(encoding="utf-8"))
 CHAPTERS = ("01-devices", "02-dataparallel", "03-embedding", "04-batches")
 PREFIX = {"en": "", "zh": "zh/"}
 TOP = 3
-FLOOR = 0.9  # share of the corpus that must find its chapter in the top 3, per language
+FLOOR = 0.85  # share of the corpus that must find its chapter in the top 3, per language
 
 pytestmark = pytest.mark.browser
 if shutil.which("chromium") is None and shutil.which("chromium-browser") is None:

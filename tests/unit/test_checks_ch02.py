@@ -111,7 +111,7 @@ def test_ex1_moved_wrapped_and_returned_is_correct(prepare):
         (prepare_moves_to_the_cpu, "ch02.ex1.probe_not_moved"),
         (prepare_wraps_twice, "ch02.ex1.wrapped_twice"),
         (prepare_wraps_another_model, "ch02.ex1.other_model"),
-        (prepare_wraps_the_function, "ch02.ex1.raised"),
+        (prepare_wraps_the_function, "ch02.ex1.other_model"),
         (prepare_with_cuda, "ch02.ex1.raised"),
         (prepare_returns_nothing, "ch02.ex1.not_module"),
     ],
@@ -382,7 +382,7 @@ def zero_grad_after_the_step(model, criterion, optimizer, inputs, labels, device
     loss.backward()
     optimizer.step()
     model.zero_grad(set_to_none=False)
-    return float(loss)
+    return loss.item()
 
 
 def forgets_labels(model, criterion, optimizer, inputs, labels, device):

@@ -262,6 +262,11 @@ def one_hot_probabilities(model, criterion, optimizer, token_ids, labels, device
     return loss.item()
 
 
+def also_moves_the_model_to_the_device(model, criterion, optimizer, token_ids, labels, device):
+    model.to(device).train()  # harmless: the model is already there
+    return correct_step(model, criterion, optimizer, token_ids, labels, device)
+
+
 def never_zeroes_the_gradients(model, criterion, optimizer, token_ids, labels, device):
     loss = criterion(model(token_ids.to(device)), labels.to(device))
     loss.backward()
@@ -297,7 +302,7 @@ def shuffles_the_labels(model, criterion, optimizer, token_ids, labels, device):
 
 @pytest.mark.parametrize(
     "step", [labels_to_the_logits_device, everything_to_the_parameters_device, zero_grad_at_the_end,
-             one_hot_probabilities]
+             one_hot_probabilities, also_moves_the_model_to_the_device]
 )
 def test_ex1_right_answers_written_differently_are_correct(step):
     # The stand-in model really is on meta, so moving to where the model or its outputs are is right too.
@@ -309,7 +314,7 @@ def test_ex1_right_answers_written_differently_are_correct(step):
     [
         (never_zeroes_the_gradients, "ch03.ex1.stale_grads"),
         (zeroes_between_backward_and_step, "ch03.ex1.no_grad"),
-        (moves_the_model_back_to_the_cpu, "ch03.ex1.raised"),
+        (moves_the_model_back_to_the_cpu, "ch03.ex1.moves_model"),
         (returns_a_made_up_number, "ch03.ex1.result_value"),
         (shuffles_the_labels, "ch03.ex1.labels_changed"),
     ],

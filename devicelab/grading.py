@@ -10,12 +10,12 @@ How a submission is judged. The grader runs the student's cells between two cell
 the student cannot see (they are not in the kernel's input history):
 
 - Before any student code, it loads a fresh private copy of the devicelab package under a random
-  module name, from the files of the grader's own package, after checking each file against the
-  SHA-256 the grader computed itself. It creates the lab (language, device) and the exercises from
-  that copy, and records what the checks depend on: the methods of torch.Tensor, nn.Module, the
-  nn layers and the optimizers, the torch, nn, functional and optim modules, the builtins, the
-  installed devicelab modules and classes (and the code objects of their functions), sys.stdout,
-  trace and profile hooks.
+  module name, from a read-only copy of the grader's own package files made when grading starts,
+  checking each file against the SHA-256 the grader computed itself. It creates the lab (language,
+  device) and the exercises from that copy, and records what the checks depend on: the methods of
+  torch.Tensor, nn.Module, the nn layers and the optimizers, the torch, nn, functional and optim
+  modules, the builtins, the installed devicelab modules and classes (and the code objects of their
+  functions), sys.modules, sys.stdout, trace and profile hooks.
 - After the last student cell, each exercise is judged on its own by the private copy, with the
   student's variables and the lab's own `lab` and `device`: a check that raises or runs past
   `--timeout` costs that exercise only (❌ with the reason). If judging one exercise kills or hangs
@@ -34,7 +34,7 @@ Tamper detection marks the row (column `tampered`) instead of trusting it:
   `builtins`, `sys` (but `sys.path` and `torch.backends`), `lab` or `exN`; edits of `sys.modules`;
   trace, profile and audit hooks; `gc` object walks; `ctypes`; `exec`, `eval`, `compile`,
   `__import__`; IPython event callbacks; the grade-line marker in a string;
-- the devicelab files on disk are hashed again after each submission.
+- the grader's copy of the devicelab files is hashed again after each submission.
 
 Limits: the student's code and the checks share one Python process, because the checks must call
 the student's functions. Code written to attack this grader in particular (walking the garbage

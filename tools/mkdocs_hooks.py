@@ -217,7 +217,10 @@ def readable(name: str) -> str:
 
 
 def claims_of(path: Path) -> list[dict[str, object]]:
-    """One claim per test function of a claims test file, read with ast (the file is not imported)."""
+    """One claim per test function of a claims test file, read with ast (the file is not imported).
+
+    The claim is the docstring's first line; a docstring line starting with `zh:` is its Chinese twin.
+    """
     tree = ast.parse(path.read_text(encoding="utf-8"))
     module_marks = _marks([n.value for n in tree.body if isinstance(n, ast.Assign)
                            and any(isinstance(t, ast.Name) and t.id == "pytestmark" for t in n.targets)])
@@ -234,9 +237,12 @@ def claims_of(path: Path) -> list[dict[str, object]]:
             arguments = {a.arg for a in function.args.args}
             gpu = "gpu" in marks or "cuda" in arguments
             doc = ast.get_docstring(function)
+            lines = [line.strip() for line in (doc or "").strip().splitlines()]
+            chinese = next((line[3:].strip() for line in lines if line.startswith("zh:")), "")
             found.append({
                 "test": f"{owner}{function.name}",
-                "claim": doc.strip().splitlines()[0].strip() if doc and doc.strip() else readable(function.name),
+                "claim": lines[0] if lines and lines[0] else readable(function.name),
+                "claim_zh": chinese,
                 "gpu": gpu,
                 "two_gpus": gpu and _needs_two_gpus(function),
             })
@@ -293,7 +299,8 @@ def claims_table(chapter: str, lang: str, claims_dir: Path | None = None,
             else:
                 cpu += 1
                 where, status = words["cpu"], words["not_applicable"]
-            cells = (_inline_code(html.escape(str(claim["claim"]))), html.escape(where), html.escape(status))
+            said = claim["claim_zh"] if lang == "zh" and claim["claim_zh"] else claim["claim"]
+            cells = (_inline_code(html.escape(str(said))), html.escape(where), html.escape(status))
             rows.append("<tr>" + "".join(f"<td>{cell}</td>" for cell in cells) + "</tr>")
     files = ", ".join(f"tests/claims/{p.name}" for p in paths)
     one, many = words["claim"]

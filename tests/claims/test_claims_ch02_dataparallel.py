@@ -148,6 +148,26 @@ def test_the_generated_check_names_weight_whichever_side_is_misplaced():
         assert all("argument weight" in m for m in messages)
 
 
+def test_batchnorm_in_eval_mode_uses_running_statistics_and_momentum_none_keeps_a_plain_average():
+    """BatchNorm in eval mode normalises with its running statistics; momentum=None makes them a plain average."""
+    norm = nn.BatchNorm1d(3, affine=False)
+    norm.reset_running_stats()
+    norm.momentum = None
+    batches = [torch.randn(16, 3) * 2 + 1, torch.randn(16, 3) - 3]
+    with torch.no_grad():
+        for batch in batches:
+            norm(batch)  # train mode: normalises with the batch's own statistics and updates the running ones
+    expected_mean = torch.stack([b.mean(0) for b in batches]).mean(0)
+    expected_var = torch.stack([b.var(0, unbiased=True) for b in batches]).mean(0)
+    assert torch.allclose(norm.running_mean, expected_mean, atol=1e-5)
+    assert torch.allclose(norm.running_var, expected_var, atol=1e-5)
+    norm.eval()
+    x = torch.randn(4, 3)
+    by_running = (x - norm.running_mean) / torch.sqrt(norm.running_var + norm.eps)
+    assert torch.allclose(norm(x), by_running, atol=1e-5)
+    assert not torch.allclose(norm(x), (x - x.mean(0)) / torch.sqrt(x.var(0, unbiased=False) + norm.eps), atol=1e-3)
+
+
 @pytest.mark.skipif(torch.cuda.is_available(), reason="the claim is about a machine without CUDA")
 def test_dataparallel_without_cuda_is_a_pass_through():
     """On a machine without CUDA, nn.DataParallel(model) has no device ids and just calls the model."""

@@ -208,3 +208,14 @@ def test_the_built_chapter_pages_show_their_table_where_the_page_asks_for_one(si
             assert hooks.CLAIMS_MARKER not in html
             if hooks.CLAIMS_MARKER in source.read_text(encoding="utf-8"):
                 assert 'class="claims-table"' in html, source
+
+
+def test_a_zh_line_in_the_docstring_gives_the_chinese_table_its_claim(tmp_path):
+    (tmp_path / "test_claims_ch08_x.py").write_text(
+        'def test_one():\n    """A tensor created without device= is on the CPU.\n\n'
+        '    zh: 创建时没有指定 device= 的张量在 CPU 上。\n    """\n\n'
+        'def test_two():\n    """Only English here."""\n', encoding="utf-8")
+    zh = [row[0] for row in rows(hooks.claims_table("08", "zh", tmp_path, records=[]))]
+    en = [row[0] for row in rows(hooks.claims_table("08", "en", tmp_path, records=[]))]
+    assert zh == ["创建时没有指定 device= 的张量在 CPU 上。", "Only English here."]
+    assert en == ["A tensor created without device= is on the CPU.", "Only English here."]

@@ -85,6 +85,8 @@ class PrepareModel(Exercise):
             return incorrect("ch02.ex1.raised", error=_short(error))
         if isinstance(result, Blank):
             return Verdict(NOT_ATTEMPTED, self.not_attempted_key)
+        if result is None:
+            return incorrect("ch02.ex1.returned_none")
         if not isinstance(result, nn.Module):
             return incorrect("ch02.ex1.not_module", got=type(result).__name__)
         if not isinstance(result, nn.DataParallel):
@@ -368,8 +370,12 @@ messages.add(
             "zh": "`prepare` 处理一个小测试模型时抛出了错误：{error}",
         },
         "ch02.ex1.not_module": {
-            "en": "`prepare` should return a model (an nn.Module), but it returned a {got}. Is there a `return`?",
-            "zh": "`prepare` 应该返回一个模型（nn.Module），但它返回的是 {got}。函数里写了 `return` 吗？",
+            "en": "`prepare` should return a model (an nn.Module), but it returned a {got}.",
+            "zh": "`prepare` 应该返回一个模型（nn.Module），但它返回的是 {got}。",
+        },
+        "ch02.ex1.returned_none": {
+            "en": "`prepare` returned nothing (None): is there a `return` at its end?",
+            "zh": "`prepare` 什么也没有返回（None）：函数末尾写了 `return` 吗？",
         },
         "ch02.ex1.not_wrapped": {
             "en": "`prepare` returns a model that is not wrapped in DataParallel. If you wrapped it under another "
@@ -517,9 +523,9 @@ messages.add(
             "zh": "优化器还持有 {n} 个不属于 `model_ft` 的张量。",
         },
         "ch02.ex3.not_sgd": {
-            "en": "the exercise asks for SGD, and `optimizer_ft` is a {got}: the training below is measured "
+            "en": "the exercise asks for SGD, but `optimizer_ft` is {got}: the training below is measured "
             "with SGD.",
-            "zh": "练习要求用 SGD，而 `optimizer_ft` 是 {got}：下面的训练是按 SGD 调好的。",
+            "zh": "练习要求用 SGD，而 `optimizer_ft` 是 {got}：下面的训练是用 SGD 验证过的。",
         },
         "ch02.ex3.lr": {
             "en": "the learning rate is {got}; the exercise asks for {asked}.",

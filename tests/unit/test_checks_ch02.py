@@ -113,7 +113,7 @@ def test_ex1_moved_wrapped_and_returned_is_correct(prepare):
         (prepare_wraps_another_model, "ch02.ex1.other_model"),
         (prepare_wraps_the_function, "ch02.ex1.other_model"),
         (prepare_with_cuda, "ch02.ex1.raised"),
-        (prepare_returns_nothing, "ch02.ex1.not_module"),
+        (prepare_returns_nothing, "ch02.ex1.returned_none"),
     ],
 )
 def test_ex1_wrong_answers_are_incorrect(prepare, key):
@@ -139,6 +139,10 @@ def test_ex1_moving_to_a_notebook_global_instead_of_the_argument_is_incorrect():
 
 def test_ex1_something_that_is_not_a_function_is_incorrect():
     assert verdict_of(PrepareModel(CPU), prepare="resnet18") == (INCORRECT, "ch02.ex1.not_function")
+    assert verdict_of(PrepareModel(CPU), prepare=lambda model, device: "DataParallel(model)") == (
+        INCORRECT,
+        "ch02.ex1.not_module",
+    )
     assert verdict_of(PrepareModel(CPU), prepare=nn.DataParallel(small_model()))[0] == INCORRECT
 
 

@@ -65,9 +65,9 @@ register(
             r"Expected all tensors to be on the same device, but got (?P<arg>\w+) is on "
             r"(?P<found>[\w:]+), different from other tensors on (?P<want>[\w:]+) "
             r"\(when checking argument in method (?P<op>\w+)\)",
-            # torch 1.9 .. 2.7
+            # torch 1.9 .. 2.7 (1.9 spells it "arugment")
             r"Expected all tensors to be on the same device, but found at least two devices, "
-            r"(?P<want>[\w:]+) and (?P<found>[\w:]+)!(?: \(when checking argument for argument "
+            r"(?P<want>[\w:]+) and (?P<found>[\w:]+)!(?: \(when checking (?:argument|arugment) for argument "
             r"(?P<arg>\w+) in method (?P<op>\w+)\))?",
             # torch <= 1.8
             r"Expected object of device type (?P<want>\w+) but got device type (?P<found>\w+) "

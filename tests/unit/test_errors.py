@@ -230,3 +230,11 @@ def test_every_kind_reads_in_both_languages_with_the_same_fields(name):
 @pytest.mark.parametrize("name", list(KINDS))
 def test_every_kind_points_to_a_chapter_that_exists(name):
     assert KINDS[name].chapter in MODULES
+
+
+def test_the_pytorch_1_9_typo_arugment_still_reads_the_argument_and_routes_it():
+    message = ("Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu! "
+               "(when checking arugment for argument index in method wrapper__index_select)")
+    found = lookup(message)[0]
+    assert found.chapter == "03-embedding"
+    assert found.fields["arg"] == "index" and found.fields["op"] == "wrapper__index_select"

@@ -49,7 +49,10 @@ def overwrite_params_on_conversion():
 
 
 def test_module_to_moves_in_place_and_returns_the_same_module():
-    """Module.to() converts the module in place and returns the same module object."""
+    """Module.to() converts the module in place and returns the same module object.
+
+    zh: Module.to() 原地转换模块，并返回同一个模块对象。
+    """
     model = nn.Linear(3, 2)
     returned = model.to(torch.float64)
     assert returned is model
@@ -57,7 +60,10 @@ def test_module_to_moves_in_place_and_returns_the_same_module():
 
 
 def test_module_to_keeps_the_same_parameter_objects():
-    """Module.to() keeps the same Parameter objects and only replaces their .data."""
+    """Module.to() keeps the same Parameter objects and only replaces their .data.
+
+    zh: Module.to() 保留同一批 Parameter 对象，只替换它们的 .data。
+    """
     model = nn.Linear(3, 2)
     params_before = list(model.parameters())
     data_before = [p.data for p in params_before]
@@ -69,7 +75,10 @@ def test_module_to_keeps_the_same_parameter_objects():
 
 
 def test_optimizer_built_before_module_to_still_updates_the_converted_parameters():
-    """An optimizer built before model.to() still updates the converted parameters."""
+    """An optimizer built before model.to() still updates the converted parameters.
+
+    zh: 在 model.to() 之前创建的优化器，仍会更新转换后的参数。
+    """
     model = nn.Linear(3, 2)
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
     model.to(torch.float64)
@@ -84,7 +93,10 @@ def test_optimizer_built_before_module_to_still_updates_the_converted_parameters
 def test_overwrite_flag_replaces_parameters_so_an_earlier_optimizer_no_longer_updates_the_model(
     overwrite_params_on_conversion,
 ):
-    """With set_overwrite_module_params_on_conversion(True), an optimizer built before .to() goes stale."""
+    """With set_overwrite_module_params_on_conversion(True), an optimizer built before .to() goes stale.
+
+    zh: 开启 set_overwrite_module_params_on_conversion(True) 后，在 .to() 之前创建的优化器就失效了。
+    """
     model = nn.Linear(3, 2)
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
     old_params = list(model.parameters())
@@ -100,7 +112,10 @@ def test_overwrite_flag_replaces_parameters_so_an_earlier_optimizer_no_longer_up
 
 
 def test_adagrad_state_is_created_in_init_and_does_not_follow_a_later_conversion():
-    """Adagrad creates its 'sum' state in __init__, so the state stays behind when the model is converted."""
+    """Adagrad creates its 'sum' state in __init__, so the state stays behind when the model is converted.
+
+    zh: Adagrad 在 __init__ 里就创建 'sum' 状态，所以模型转换时这份状态留在原处。
+    """
     model = nn.Linear(3, 2)
     optimizer = torch.optim.Adagrad(model.parameters(), lr=0.1)
     assert all("sum" in optimizer.state[p] for p in model.parameters())  # before any step()
@@ -119,7 +134,10 @@ def test_adagrad_state_is_created_in_init_and_does_not_follow_a_later_conversion
     ids=["sgd-momentum", "adam"],
 )
 def test_optimizer_state_created_by_a_step_before_the_conversion_stays_behind(make, state_keys):
-    """State an optimizer created by a step() before model.to() is not converted with the model."""
+    """State an optimizer created by a step() before model.to() is not converted with the model.
+
+    zh: 优化器在 model.to() 之前通过 step() 创建的状态，不会随模型一起转换。
+    """
     model = nn.Linear(3, 2)
     optimizer = make(model.parameters())
     _train_step(model, optimizer)  # creates the state, in float32
@@ -130,7 +148,10 @@ def test_optimizer_state_created_by_a_step_before_the_conversion_stays_behind(ma
 
 
 def test_the_generated_check_names_weight_whichever_side_is_misplaced():
-    """nll_loss's device check names `weight` both when the weights and when the logits are misplaced."""
+    """nll_loss's device check names `weight` both when the weights and when the logits are misplaced.
+
+    zh: 无论放错设备的是权重还是 logits，nll_loss 的设备检查点名的都是 `weight`。
+    """
     cuda_keys = torch._C.DispatchKeySet(torch._C.DispatchKey.CUDA)
     gpu = "meta"  # stands in for cuda:0
     weights_left_behind = (torch.randn(4, 3, device=gpu), torch.zeros(4, dtype=torch.long, device=gpu), torch.ones(3))
@@ -149,7 +170,10 @@ def test_the_generated_check_names_weight_whichever_side_is_misplaced():
 
 
 def test_batchnorm_in_eval_mode_uses_running_statistics_and_momentum_none_keeps_a_plain_average():
-    """BatchNorm in eval mode normalises with its running statistics; momentum=None makes them a plain average."""
+    """BatchNorm in eval mode normalises with its running statistics; momentum=None makes them a plain average.
+
+    zh: eval 模式下的 BatchNorm 用滑动统计量做归一化；momentum=None 时这些统计量是简单平均。
+    """
     norm = nn.BatchNorm1d(3, affine=False)
     norm.reset_running_stats()
     norm.momentum = None
@@ -170,7 +194,10 @@ def test_batchnorm_in_eval_mode_uses_running_statistics_and_momentum_none_keeps_
 
 @pytest.mark.skipif(torch.cuda.is_available(), reason="the claim is about a machine without CUDA")
 def test_dataparallel_without_cuda_is_a_pass_through():
-    """On a machine without CUDA, nn.DataParallel(model) has no device ids and just calls the model."""
+    """On a machine without CUDA, nn.DataParallel(model) has no device ids and just calls the model.
+
+    zh: 在没有 CUDA 的机器上，nn.DataParallel(model) 没有设备编号，只是直接调用模型。
+    """
     model = nn.Linear(3, 2)
     wrapped = nn.DataParallel(model)
     assert wrapped.device_ids == []
@@ -180,7 +207,10 @@ def test_dataparallel_without_cuda_is_a_pass_through():
 
 
 def test_cross_entropy_loss_without_weight_holds_no_tensors_and_with_weight_holds_a_movable_buffer():
-    """CrossEntropyLoss() holds no tensors, so .to() changes nothing; its weight= is a buffer .to() moves."""
+    """CrossEntropyLoss() holds no tensors, so .to() changes nothing; its weight= is a buffer .to() moves.
+
+    zh: CrossEntropyLoss() 不持有张量，所以 .to() 什么也不改变；它的 weight= 是一个会被 .to() 移动的缓冲区。
+    """
     plain = nn.CrossEntropyLoss()
     assert list(plain.parameters()) == [] and list(plain.buffers()) == []
     assert plain.state_dict() == {}
@@ -196,7 +226,10 @@ def test_cross_entropy_loss_without_weight_holds_no_tensors_and_with_weight_hold
 
 
 def test_cross_entropy_with_cpu_weight_raises_the_same_device_check_naming_weight():
-    """A CPU weight with logits on another device raises the generated same-device check naming `weight`."""
+    """A CPU weight with logits on another device raises the generated same-device check naming `weight`.
+
+    zh: CPU 上的权重遇到另一设备上的 logits 时，会触发自动生成的设备检查，点名 `weight`。
+    """
     cuda_keys = torch._C.DispatchKeySet(torch._C.DispatchKey.CUDA)
     logits = torch.randn(4, 3, device="meta")
     target = torch.zeros(4, dtype=torch.long, device="meta")
@@ -208,7 +241,10 @@ def test_cross_entropy_with_cpu_weight_raises_the_same_device_check_naming_weigh
 
 
 def test_cudnn_benchmark_is_a_boolean_flag_false_by_default():
-    """torch.backends.cudnn.benchmark is a boolean flag and is False by default."""
+    """torch.backends.cudnn.benchmark is a boolean flag and is False by default.
+
+    zh: torch.backends.cudnn.benchmark 是一个布尔开关，默认为 False。
+    """
     code = "import torch; b = torch.backends.cudnn.benchmark; print(type(b).__name__, b)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["bool", "False"]
@@ -221,7 +257,10 @@ def test_cudnn_benchmark_is_a_boolean_flag_false_by_default():
 
 
 def test_timm_resnet_with_pretrained_false_downloads_nothing_and_trains_on_cpu(monkeypatch):
-    """timm.create_model(..., pretrained=False) downloads nothing and the model trains on the CPU."""
+    """timm.create_model(..., pretrained=False) downloads nothing and the model trains on the CPU.
+
+    zh: timm.create_model(..., pretrained=False) 不下载任何东西，模型可以在 CPU 上训练。
+    """
     timm = pytest.importorskip("timm")
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
 
@@ -247,7 +286,10 @@ def test_timm_resnet_with_pretrained_false_downloads_nothing_and_trains_on_cpu(m
 
 @pytest.mark.gpu
 def test_cpu_conv_fed_a_cuda_input_raises_input_type_and_weight_type_should_be_the_same(cuda):
-    """A CPU conv model fed a CUDA input raises 'Input type (torch.cuda.FloatTensor) and weight type ...'."""
+    """A CPU conv model fed a CUDA input raises 'Input type (torch.cuda.FloatTensor) and weight type ...'.
+
+    zh: CPU 上的卷积模型收到 CUDA 输入时，报 'Input type (torch.cuda.FloatTensor) and weight type ...'。
+    """
     conv = nn.Conv2d(3, 4, kernel_size=3)
     with pytest.raises(RuntimeError, match=re.escape(CONV_TYPE_MISMATCH)):
         conv(torch.randn(1, 3, 8, 8, device=cuda))
@@ -255,7 +297,10 @@ def test_cpu_conv_fed_a_cuda_input_raises_input_type_and_weight_type_should_be_t
 
 @pytest.mark.gpu
 def test_dataparallel_with_one_device_id_moves_the_wrapped_model_to_cuda0_in_place(cuda):
-    """nn.DataParallel(model, device_ids=[0]) moves the wrapped model to cuda:0 in place."""
+    """nn.DataParallel(model, device_ids=[0]) moves the wrapped model to cuda:0 in place.
+
+    zh: nn.DataParallel(model, device_ids=[0]) 会把被包装的模型原地移到 cuda:0。
+    """
     model = nn.Linear(3, 2)
     assert next(model.parameters()).device.type == "cpu"
     wrapped = nn.DataParallel(model, device_ids=[0])
@@ -269,11 +314,11 @@ def test_dataparallel_with_one_device_id_moves_the_wrapped_model_to_cuda0_in_pla
 def test_dataparallel_checks_the_module_device_before_calling_it_on_one_gpu(cuda):
     """DataParallel raises 'module must have its parameters and buffers on device cuda:0 ...' for CPU modules.
 
-    Extra to the brief: on one GPU the wrapper moved the module, so move it back to reproduce the check.
+    zh: 模块在 CPU 上时，DataParallel 报 'module must have its parameters and buffers on device cuda:0 ...'。
     """
     model = nn.Linear(3, 2)
     wrapped = nn.DataParallel(model, device_ids=[0])
-    model.cpu()
+    model.cpu()  # on one GPU the wrapper moved the module: move it back to reach the check
     with pytest.raises(RuntimeError, match=re.escape(DP_MODULE_ON_CPU)):
         wrapped(torch.randn(4, 3))
 
@@ -283,7 +328,10 @@ def test_dataparallel_checks_the_module_device_before_calling_it_on_one_gpu(cuda
 def test_dataparallel_on_two_gpus_leaves_a_cpu_module_and_raises_module_must_have_its_parameters_on_cuda0(
     cuda,
 ):
-    """With 2+ GPUs DataParallel leaves a CPU module where it is; calling it raises 'module must have ...'."""
+    """With 2+ GPUs DataParallel leaves a CPU module where it is; calling it raises 'module must have ...'.
+
+    zh: 有 2 块以上 GPU 时，DataParallel 让 CPU 上的模块留在原处；调用它会报 'module must have ...'。
+    """
     model = nn.Linear(3, 2)
     wrapped = nn.DataParallel(model)
     assert len(wrapped.device_ids) >= 2
@@ -297,7 +345,10 @@ def test_dataparallel_on_two_gpus_leaves_a_cpu_module_and_raises_module_must_hav
 
 @pytest.mark.gpu
 def test_module_to_cuda_keeps_the_same_parameters_so_an_earlier_optimizer_updates_them(cuda):
-    """model.to('cuda') keeps the same Parameter objects, so an optimizer built before the move works."""
+    """model.to('cuda') keeps the same Parameter objects, so an optimizer built before the move works.
+
+    zh: model.to('cuda') 保留同一批 Parameter 对象，所以移动之前创建的优化器照样有效。
+    """
     model = nn.Linear(3, 2)
     params_before = list(model.parameters())
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
@@ -311,7 +362,10 @@ def test_module_to_cuda_keeps_the_same_parameters_so_an_earlier_optimizer_update
 
 @pytest.mark.gpu
 def test_adagrad_built_before_module_to_cuda_keeps_state_on_cpu_and_step_fails(cuda):
-    """Adagrad built before model.to('cuda') keeps its state on the CPU, and optimizer.step() then fails."""
+    """Adagrad built before model.to('cuda') keeps its state on the CPU, and optimizer.step() then fails.
+
+    zh: 在 model.to('cuda') 之前创建的 Adagrad 把状态留在 CPU 上，随后 optimizer.step() 会出错。
+    """
     model = nn.Linear(3, 2)
     optimizer = torch.optim.Adagrad(model.parameters(), lr=0.1)
     model.to(cuda)
@@ -322,7 +376,10 @@ def test_adagrad_built_before_module_to_cuda_keeps_state_on_cpu_and_step_fails(c
 
 @pytest.mark.gpu
 def test_cross_entropy_with_cpu_weight_on_cuda_logits_raises_naming_weight_until_moved(cuda):
-    """CrossEntropyLoss(weight=cpu_tensor) on CUDA logits raises naming weight; after .to('cuda') it works."""
+    """CrossEntropyLoss(weight=cpu_tensor) on CUDA logits raises naming weight; after .to('cuda') it works.
+
+    zh: CrossEntropyLoss(weight=CPU 张量) 遇到 CUDA 上的 logits 时报错并点名 weight；.to('cuda') 之后就正常了。
+    """
     criterion = nn.CrossEntropyLoss(weight=torch.ones(3))
     logits = torch.randn(4, 3, device=cuda)
     target = torch.zeros(4, dtype=torch.long, device=cuda)
@@ -335,7 +392,10 @@ def test_cross_entropy_with_cpu_weight_on_cuda_logits_raises_naming_weight_until
 
 @pytest.mark.gpu
 def test_zero_dim_cpu_tensor_combines_with_a_cuda_tensor(cuda):
-    """A 0-dim CPU tensor combines with a CUDA tensor without error (it acts as a scalar)."""
+    """A 0-dim CPU tensor combines with a CUDA tensor without error (it acts as a scalar).
+
+    zh: 0 维的 CPU 张量可以和 CUDA 张量一起运算而不报错（它被当作标量）。
+    """
     result = torch.tensor(2.0) * torch.ones(3, device=cuda)
     assert result.device.type == "cuda"
     assert torch.equal(result.cpu(), torch.full((3,), 2.0))
@@ -343,7 +403,10 @@ def test_zero_dim_cpu_tensor_combines_with_a_cuda_tensor(cuda):
 
 @pytest.mark.gpu
 def test_cuda_conv_fed_a_cpu_input_adds_the_mkldnn_clause():
-    """The reverse mistake (CPU input into a GPU conv) adds 'or input should be a MKLDNN tensor ...'."""
+    """The reverse mistake (CPU input into a GPU conv) adds 'or input should be a MKLDNN tensor ...'.
+
+    zh: 反过来的错误（CPU 输入送进 GPU 卷积）会多出 'or input should be a MKLDNN tensor ...'。
+    """
     conv = nn.Conv2d(3, 4, 3).to("cuda")
     with pytest.raises(RuntimeError) as caught:
         conv(torch.randn(1, 3, 8, 8))
@@ -352,7 +415,10 @@ def test_cuda_conv_fed_a_cpu_input_adds_the_mkldnn_clause():
 
 @pytest.mark.gpu
 def test_sgd_momentum_buffer_created_before_module_to_cuda_stays_on_the_cpu(cuda):
-    """SGD that stepped before model.to('cuda') keeps its momentum buffers on the CPU."""
+    """SGD that stepped before model.to('cuda') keeps its momentum buffers on the CPU.
+
+    zh: 在 model.to('cuda') 之前执行过 step() 的 SGD，把动量缓冲区留在 CPU 上。
+    """
     model = nn.Linear(3, 2)
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
     _train_step(model, optimizer)

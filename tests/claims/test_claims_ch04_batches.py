@@ -80,14 +80,20 @@ def leaves(batch):
 
 
 def test_the_blog_posts_to_device_turns_a_tuple_into_a_list():
-    """The blog post's recursive to_device returns a list for a tuple."""
+    """The blog post's recursive to_device returns a list for a tuple.
+
+    zh: 那篇博客的递归 to_device 把元组变成了列表。
+    """
     moved = blog_to_device((torch.zeros(2), torch.ones(2)), META)
     assert type(moved) is list
     assert all(t.device == META for t in moved)
 
 
 def test_the_blog_posts_to_device_turns_a_namedtuple_into_a_list_so_its_fields_are_lost():
-    """The blog post's to_device returns a plain list for a namedtuple: `.dense` no longer works."""
+    """The blog post's to_device returns a plain list for a namedtuple: `.dense` no longer works.
+
+    zh: 那篇博客的 to_device 把命名元组变成了普通列表：`.dense` 不能再用了。
+    """
     moved = blog_to_device({"features": Features(torch.zeros(2), torch.ones(2))}, META)
     assert type(moved["features"]) is list
     with pytest.raises(AttributeError, match="'list' object has no attribute 'dense'"):
@@ -96,13 +102,19 @@ def test_the_blog_posts_to_device_turns_a_namedtuple_into_a_list_so_its_fields_a
 
 @pytest.mark.parametrize(("leaf", "name"), [("reading-0", "str"), (4, "int"), (None, "NoneType")])
 def test_the_blog_posts_to_device_raises_on_anything_that_is_not_a_tensor(leaf, name):
-    """The blog post's to_device raises AttributeError: '<type>' object has no attribute 'to' on non-tensors."""
+    """The blog post's to_device raises AttributeError: '<type>' object has no attribute 'to' on non-tensors.
+
+    zh: 那篇博客的 to_device 遇到非张量时抛出 AttributeError: '<type>' object has no attribute 'to'。
+    """
     with pytest.raises(AttributeError, match=re.escape(f"'{name}' object has no attribute 'to'")):
         blog_to_device({"inputs": torch.zeros(2), "other": leaf}, META)
 
 
 def test_default_collate_hands_out_a_list_for_tuple_samples():
-    """A DataLoader with the default collate hands out [inputs, labels] for a data set of (inputs, labels)."""
+    """A DataLoader with the default collate hands out [inputs, labels] for a data set of (inputs, labels).
+
+    zh: 数据集返回 (inputs, labels) 时，使用默认整理函数的 DataLoader 给出的是 [inputs, labels]。
+    """
     dataset = TensorDataset(torch.randn(4, 3), torch.arange(4))
     assert type(dataset[0]) is tuple
     batch = next(iter(DataLoader(dataset, batch_size=2)))
@@ -110,7 +122,10 @@ def test_default_collate_hands_out_a_list_for_tuple_samples():
 
 
 def test_default_collate_keeps_dicts_and_namedtuples_and_gathers_names_into_a_list():
-    """The default collate keeps dicts and namedtuples, stacks tensors and gathers strings into a list."""
+    """The default collate keeps dicts and namedtuples, stacks tensors and gathers strings into a list.
+
+    zh: 默认整理函数保留字典和命名元组，把张量堆叠起来，把字符串收集成列表。
+    """
     batch = next(iter(DataLoader(dict_samples(4), batch_size=4)))
     assert type(batch) is dict
     assert type(batch["features"]) is Features and batch["features"].dense.shape == (4, 8)
@@ -118,7 +133,10 @@ def test_default_collate_keeps_dicts_and_namedtuples_and_gathers_names_into_a_li
 
 
 def test_a_shuffling_dataloader_draws_a_new_order_on_every_pass():
-    """A DataLoader with shuffle=True hands out the samples in a new order on each pass (each iter())."""
+    """A DataLoader with shuffle=True hands out the samples in a new order on each pass (each iter()).
+
+    zh: shuffle=True 的 DataLoader 每遍历一次（每次 iter()）都以新的顺序给出样本。
+    """
     loader = DataLoader(TensorDataset(torch.arange(64)), batch_size=64, shuffle=True,
                         generator=torch.Generator().manual_seed(0))
     first, second = (next(iter(loader))[0] for _ in range(2))
@@ -127,7 +145,10 @@ def test_a_shuffling_dataloader_draws_a_new_order_on_every_pass():
 
 
 def test_moving_only_the_top_level_of_a_batch_leaves_the_nested_tensors_behind():
-    """A top-level move moves the label but leaves the tensors inside the namedtuple on the CPU."""
+    """A top-level move moves the label but leaves the tensors inside the namedtuple on the CPU.
+
+    zh: 只移动最外层会移动 label，却把命名元组里的张量留在 CPU 上。
+    """
     batch = next(iter(DataLoader(dict_samples(4), batch_size=4)))
     half = {key: value.to(META) if torch.is_tensor(value) else value for key, value in batch.items()}
     assert half["label"].device == META
@@ -145,7 +166,10 @@ class RecordOps(TorchDispatchMode):
 
 
 def test_linear_on_a_2d_input_calls_addmm_with_the_input_as_mat1():
-    """nn.Linear on a 2-D input calls addmm (bias + input x weight^T), and the input is its argument mat1."""
+    """nn.Linear on a 2-D input calls addmm (bias + input x weight^T), and the input is its argument mat1.
+
+    zh: nn.Linear 处理二维输入时调用 addmm（偏置 + 输入 × 权重ᵀ），输入就是它的参数 mat1。
+    """
     layer, x = nn.Linear(8, 3), torch.randn(4, 8)
     with RecordOps() as recorder:
         layer(x)
@@ -159,7 +183,10 @@ def test_linear_on_a_2d_input_calls_addmm_with_the_input_as_mat1():
 
 
 def test_addmm_with_a_cpu_input_and_device_weights_raises_the_same_device_check_naming_mat1():
-    """The CUDA addmm kernel given a CPU mat1 raises '... but got mat1 is on cpu ... wrapper_CUDA_addmm' (2.8+)."""
+    """The CUDA addmm kernel given a CPU mat1 raises '... but got mat1 is on cpu ... wrapper_CUDA_addmm' (2.8+).
+
+    zh: CUDA 的 addmm 内核收到 CPU 上的 mat1 时抛出 '... but got mat1 is on cpu ... wrapper_CUDA_addmm'（2.8 起）。
+    """
     bias, weight_t = torch.randn(3, device=META), torch.randn(8, 3, device=META)
     with pytest.raises(RuntimeError) as caught:
         torch.ops.aten.addmm.default.redispatch(CUDA_ONLY, bias, torch.randn(4, 8), weight_t)
@@ -176,7 +203,10 @@ def test_addmm_with_a_cpu_input_and_device_weights_raises_the_same_device_check_
 
 
 def test_a_cpu_layer_fed_a_device_input_also_names_mat1_although_the_input_is_where_it_should_be():
-    """A layer left on the CPU fed a GPU input names mat1 too: the argument named is not always the one to move."""
+    """A layer left on the CPU fed a GPU input names mat1 too: the argument named is not always the one to move.
+
+    zh: 留在 CPU 上的层收到 GPU 上的输入时同样点名 mat1：被点名的参数不一定就是该移动的那个。
+    """
     bias, weight_t = torch.randn(3), torch.randn(8, 3)  # the layer stayed on the CPU
     with pytest.raises(RuntimeError) as caught:
         torch.ops.aten.addmm.default.redispatch(CUDA_ONLY, bias, torch.randn(4, 8, device=META), weight_t)
@@ -191,14 +221,20 @@ def test_a_cpu_layer_fed_a_device_input_also_names_mat1_although_the_input_is_wh
 
 
 def test_the_version_guard_compares_versions_not_strings():
-    """PyTorch versions compare as numbers: 2.14.1 is at least 2.8, though the string "2.14.1" < "2.8"."""
+    """PyTorch versions compare as numbers: 2.14.1 is at least 2.8, though the string "2.14.1" < "2.8".
+
+    zh: PyTorch 版本按数值比较：2.14.1 不低于 2.8，尽管作为字符串 "2.14.1" < "2.8"。
+    """
     assert TorchVersion("2.14.1") >= (2, 8) and not TorchVersion("2.7.1") >= (2, 8)
     assert "2.14.1" < "2.8"  # why a string comparison skipped the exact-wording check on new versions
     assert NEW_WORDING == (TorchVersion(torch.__version__) >= "2.8")
 
 
 def test_the_courses_to_device_keeps_tuples_lists_namedtuples_and_dicts():
-    """The course's to_device keeps a tuple a tuple, a list a list, a namedtuple its type, a dict its keys."""
+    """The course's to_device keeps a tuple a tuple, a list a list, a namedtuple its type, a dict its keys.
+
+    zh: 本课程的 to_device 让元组仍是元组、列表仍是列表，命名元组保持原类型，字典保留原有的键。
+    """
     to_device = reference_to_device()
     x, y = torch.randn(4, 3), torch.arange(4)
     pair = to_device((x, y), META)
@@ -212,7 +248,10 @@ def test_the_courses_to_device_keeps_tuples_lists_namedtuples_and_dicts():
 
 
 def test_the_courses_to_device_leaves_what_is_not_a_tensor_as_it_is():
-    """The course's to_device returns numbers, strings and None unchanged (the same objects)."""
+    """The course's to_device returns numbers, strings and None unchanged (the same objects).
+
+    zh: 本课程的 to_device 原样返回数字、字符串和 None（还是同一个对象）。
+    """
     to_device = reference_to_device()
     name, size, nothing = "reading-0", 4, None
     moved = to_device({"name": name, "size": size, "mask": nothing, "names": ["a", "b"]}, META)
@@ -221,7 +260,10 @@ def test_the_courses_to_device_leaves_what_is_not_a_tensor_as_it_is():
 
 
 def test_the_courses_to_device_moves_every_tensor_of_a_nested_batch():
-    """The course's to_device moves every tensor of a nested batch, however deep, and keeps the shapes."""
+    """The course's to_device moves every tensor of a nested batch, however deep, and keeps the shapes.
+
+    zh: 本课程的 to_device 移动嵌套批次中的每个张量，无论嵌套多深，形状都不变。
+    """
     to_device = reference_to_device()
     batch = next(iter(DataLoader(dict_samples(4), batch_size=4)))
     nested = {"batch": batch, "extra": (torch.zeros(2), [torch.ones(1), {"deep": torch.arange(3)}])}
@@ -233,7 +275,10 @@ def test_the_courses_to_device_moves_every_tensor_of_a_nested_batch():
 
 
 def test_the_page_and_the_lab_show_the_tested_to_device():
-    """The to_device on both pages and in the lab's solution is the code these tests run."""
+    """The to_device on both pages and in the lab's solution is the code these tests run.
+
+    zh: 中英文页面和实验参考答案里的 to_device，就是这些测试运行的代码。
+    """
     for where in ("docs/en/04-batches.md", "docs/zh/04-batches.md", "solutions/source/04-batches.md"):
         text = (ROOT / where).read_text(encoding="utf-8")
         for line in TO_DEVICE_SOLUTION.splitlines():
@@ -242,13 +287,19 @@ def test_the_page_and_the_lab_show_the_tested_to_device():
 
 
 def test_an_ordinary_cpu_tensor_is_not_pinned():
-    """Tensors made the ordinary way live in pageable memory: is_pinned() is False."""
+    """Tensors made the ordinary way live in pageable memory: is_pinned() is False.
+
+    zh: 用普通方式创建的张量位于可分页内存中：is_pinned() 为 False。
+    """
     assert torch.randn(1024, 1024).is_pinned() is False
     assert torch.zeros(3).is_pinned() is False
 
 
 def test_to_cpu_with_non_blocking_on_a_cpu_tensor_returns_the_same_tensor():
-    """tensor.to('cpu', non_blocking=True) on a CPU tensor returns the tensor itself: nothing is copied."""
+    """tensor.to('cpu', non_blocking=True) on a CPU tensor returns the tensor itself: nothing is copied.
+
+    zh: 对 CPU 张量调用 tensor.to('cpu', non_blocking=True) 返回张量本身，不做任何复制。
+    """
     tensor = torch.randn(4)
     assert tensor.to("cpu", non_blocking=True) is tensor
     assert tensor.to(torch.device("cpu"), non_blocking=True) is tensor
@@ -256,7 +307,10 @@ def test_to_cpu_with_non_blocking_on_a_cpu_tensor_returns_the_same_tensor():
 
 @pytest.mark.skipif(has_accelerator(), reason="the claim is about a machine without an accelerator")
 def test_pin_memory_without_a_gpu_raises():
-    """Without a GPU, tensor.pin_memory() raises (CUDA builds: 'Found no NVIDIA driver on your system')."""
+    """Without a GPU, tensor.pin_memory() raises (CUDA builds: 'Found no NVIDIA driver on your system').
+
+    zh: 没有 GPU 时，tensor.pin_memory() 抛出异常（CUDA 版：'Found no NVIDIA driver on your system'）。
+    """
     with pytest.raises(RuntimeError) as caught:
         torch.zeros(3).pin_memory()
     if torch.version.cuda and not os.path.exists("/proc/driver/nvidia"):  # a CUDA build, no driver
@@ -268,7 +322,10 @@ def test_pin_memory_without_a_gpu_raises():
 
 @pytest.mark.skipif(has_accelerator(), reason="the claim is about a machine without an accelerator")
 def test_dataloader_pin_memory_without_an_accelerator_warns_and_pins_nothing():
-    """Without an accelerator, DataLoader(pin_memory=True) warns and hands out unpinned tensors."""
+    """Without an accelerator, DataLoader(pin_memory=True) warns and hands out unpinned tensors.
+
+    zh: 没有加速器时，DataLoader(pin_memory=True) 发出警告，给出的张量也没有锁页。
+    """
     loader = DataLoader(dict_samples(4), batch_size=2, pin_memory=True)
     with pytest.warns(UserWarning, match=re.escape(NO_ACCELERATOR_WARNING)):
         batch = next(iter(loader))
@@ -289,7 +346,10 @@ def keep_the_gpu_busy():
 
 @pytest.mark.gpu
 def test_non_blocking_copy_from_pageable_memory_gives_the_right_values(cuda):
-    """tensor.to('cuda', non_blocking=True) from a non-pinned CPU tensor still gives the right values."""
+    """tensor.to('cuda', non_blocking=True) from a non-pinned CPU tensor still gives the right values.
+
+    zh: 从未锁页的 CPU 张量调用 tensor.to('cuda', non_blocking=True)，得到的值仍然正确。
+    """
     source = torch.randn(1 << 20)
     assert not source.is_pinned()
     copied = source.to(cuda, non_blocking=True)
@@ -299,7 +359,10 @@ def test_non_blocking_copy_from_pageable_memory_gives_the_right_values(cuda):
 
 @pytest.mark.gpu
 def test_from_pageable_memory_the_call_returns_only_after_the_source_was_read(cuda):
-    """From pageable memory, .to(non_blocking=True) returns only after the source was read: the CPU cannot run ahead."""
+    """From pageable memory, .to(non_blocking=True) returns only after the source was read: the CPU cannot run ahead.
+
+    zh: 从可分页内存复制时，.to(non_blocking=True) 要等源数据读完才返回：CPU 无法抢先往下执行。
+    """
     source = torch.full((1 << 20,), 1.0)
     keep_the_gpu_busy()
     copied = source.to(cuda, non_blocking=True)
@@ -310,7 +373,10 @@ def test_from_pageable_memory_the_call_returns_only_after_the_source_was_read(cu
 
 @pytest.mark.gpu
 def test_from_pageable_memory_the_call_also_waits_for_the_work_queued_before_it(cuda):
-    """From pageable memory, .to(non_blocking=True) of 4 MB returns only after the work queued before it has run."""
+    """From pageable memory, .to(non_blocking=True) of 4 MB returns only after the work queued before it has run.
+
+    zh: 从可分页内存复制 4 MB 时，.to(non_blocking=True) 要等排在它前面的工作执行完才返回。
+    """
     source = torch.full((1 << 20,), 1.0)  # 4 MB: small copies may be handled differently by the driver
     keep_the_gpu_busy()
     copied = source.to(cuda, non_blocking=True)
@@ -320,7 +386,10 @@ def test_from_pageable_memory_the_call_also_waits_for_the_work_queued_before_it(
 
 @pytest.mark.gpu
 def test_from_pinned_memory_the_call_returns_before_the_copy_and_later_work_sees_the_copy(cuda):
-    """From pinned memory, .to(non_blocking=True) returns before the copy ran; a change made right after may arrive."""
+    """From pinned memory, .to(non_blocking=True) returns before the copy ran; a change made right after may arrive.
+
+    zh: 从锁页内存复制时，.to(non_blocking=True) 在复制执行前就返回；紧接着对源张量的修改可能被复制过去。
+    """
     pinned = torch.full((1 << 20,), 1.0).pin_memory()
     keep_the_gpu_busy()
     copied = pinned.to(cuda, non_blocking=True)
@@ -335,7 +404,10 @@ def test_from_pinned_memory_the_call_returns_before_the_copy_and_later_work_sees
 @pytest.mark.gpu
 @pytest.mark.parametrize("pinned", [False, True], ids=["pageable", "pinned"])
 def test_without_non_blocking_the_call_returns_once_the_copy_is_done(cuda, pinned):
-    """.to('cuda') without non_blocking returns only when the copy is done, from pageable and pinned memory."""
+    """.to('cuda') without non_blocking returns only when the copy is done, from pageable and pinned memory.
+
+    zh: 不加 non_blocking 的 .to('cuda') 要等复制完成才返回，无论源在可分页内存还是锁页内存。
+    """
     source = torch.full((1 << 20,), 1.0)
     source = source.pin_memory() if pinned else source
     keep_the_gpu_busy()
@@ -347,7 +419,10 @@ def test_without_non_blocking_the_call_returns_once_the_copy_is_done(cuda, pinne
 
 @pytest.mark.gpu
 def test_pin_memory_returns_a_pinned_copy_and_leaves_the_original_pageable(cuda):
-    """tensor.pin_memory() returns a pinned copy with the same values; the original stays pageable."""
+    """tensor.pin_memory() returns a pinned copy with the same values; the original stays pageable.
+
+    zh: tensor.pin_memory() 返回一个值相同的锁页副本；原张量仍在可分页内存中。
+    """
     source = torch.randn(1000)
     pinned = source.pin_memory()
     assert pinned.is_pinned() and not source.is_pinned()
@@ -357,7 +432,10 @@ def test_pin_memory_returns_a_pinned_copy_and_leaves_the_original_pageable(cuda)
 
 @pytest.mark.gpu
 def test_dataloader_pin_memory_with_a_gpu_pins_every_tensor_inside_dicts_and_namedtuples(cuda):
-    """With a CUDA GPU, DataLoader(pin_memory=True) hands out batches whose tensors are all pinned, nested too."""
+    """With a CUDA GPU, DataLoader(pin_memory=True) hands out batches whose tensors are all pinned, nested too.
+
+    zh: 有 CUDA GPU 时，DataLoader(pin_memory=True) 给出的批次中所有张量都已锁页，嵌套的也不例外。
+    """
     batch = next(iter(DataLoader(dict_samples(4), batch_size=4, pin_memory=True)))
     assert type(batch["features"]) is Features
     assert len(leaves(batch)) == 3 and all(t.is_pinned() for t in leaves(batch))
@@ -365,7 +443,10 @@ def test_dataloader_pin_memory_with_a_gpu_pins_every_tensor_inside_dicts_and_nam
 
 @pytest.mark.gpu
 def test_a_cuda_model_fed_a_half_moved_nested_batch_raises_the_addmm_check_naming_mat1(cuda):
-    """A CUDA model fed a batch moved only at its top level raises the same-device check of addmm naming mat1."""
+    """A CUDA model fed a batch moved only at its top level raises the same-device check of addmm naming mat1.
+
+    zh: CUDA 上的模型收到只移动了最外层的批次时，抛出 addmm 的同设备检查，点名 mat1。
+    """
     layer = nn.Linear(8, 3).to(cuda)
     batch = next(iter(DataLoader(dict_samples(4), batch_size=4)))
     half = {key: value.to(cuda) if torch.is_tensor(value) else value for key, value in batch.items()}

@@ -16,6 +16,15 @@ def _mentions_version(node: ast.AST) -> bool:
     )
 
 
+def _is_version_object(node: ast.AST) -> bool:
+    # TorchVersion(...) >= "2.8" and Version(...) >= Version("2.8") compare as versions, not as text.
+    if not isinstance(node, ast.Call):
+        return False
+    func = node.func
+    name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+    return "Version" in name or name == "parse"
+
+
 def _is_text(node: ast.AST) -> bool:
     return isinstance(node, ast.Constant) and isinstance(node.value, str)
 
@@ -27,7 +36,10 @@ def string_version_comparisons(source: str) -> list[int]:
         if not isinstance(node, ast.Compare) or not any(isinstance(op, ORDERING) for op in node.ops):
             continue
         sides = [node.left, *node.comparators]
-        if any(_is_text(s) for s in sides) and any(_mentions_version(s) for s in sides if not _is_text(s)):
+        others = [s for s in sides if not _is_text(s)]
+        if any(_is_version_object(s) for s in others):
+            continue
+        if any(_is_text(s) for s in sides) and any(_mentions_version(s) for s in others):
             found.append(node.lineno)
     return found
 
@@ -52,6 +64,7 @@ def test_the_scan_catches_a_string_comparison_of_torch_version():
     assert string_version_comparisons('if torch.__version__ >= "2.8":\n    pass\n') == [1]
     assert string_version_comparisons('ok = "1.13" < version\n') == [1]
     assert string_version_comparisons("ok = TorchVersion(torch.__version__) >= (2, 8)\n") == []
+    assert string_version_comparisons('ok = TorchVersion(torch.__version__) >= "2.8"\n') == []
     assert string_version_comparisons('same = torch.__version__ == "2.14.1"\n') == []
 
 

@@ -22,5 +22,5 @@ bench:        ## measure the budgets: notebook times, site build time, page weig
 gpu-check:    ## on a CUDA machine: run every notebook on the GPU, the GPU claims, record captures
 	python3 tools/gpu_check.py
 
-gpu-wheels:   ## prepare .whl/ for running gpu-check through the device tool (see README)
+gpu-wheels:   ## prepare .whl/ for running gpu-check on a CUDA machine without network (see README)
 	bash tools/gpu_wheels.sh

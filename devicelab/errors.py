@@ -59,6 +59,7 @@ register(
             ("op", r"index_select|embedding", "03-embedding"),
             ("arg", r"^(index|indices|target)$", "03-embedding"),
             ("arg", r"^weight$", "02-dataparallel"),
+            ("op", r"_cat$|_stack$", "05-inside"),
         ),
         patterns=(
             # torch >= 2.8
@@ -149,6 +150,122 @@ register(
             "zh": "这是 PyTorch 1.7–1.8 对索引类运算（nn.Embedding 查表、index_select）的措辞：权重和索引在不同的"
             "设备上。从 1.9 起，同样的错误打印的是自动生成的设备检查（“... but got index is on cpu ...”）。"
             "请把索引移到 Embedding 所在的设备上。",
+        },
+    )
+)
+
+
+register(
+    ErrorKind(
+        name="rnn_hidden_device",
+        chapter="05-inside",
+        patterns=(
+            # RNN, LSTM and GRU check their own devices (aten/src/ATen/native/RNN.cpp)
+            r"Input and (?P<arg>hidden|parameter) tensors are not at the same device, found input tensor at "
+            r"(?P<want>[\w:]+) and (?:hidden|parameter) tensor at (?P<found>[\w:]+)",
+        ),
+        example="Input and hidden tensors are not at the same device, found input tensor at cuda:0 and "
+        "hidden tensor at cpu",
+        reading={
+            "en": "An RNN, LSTM or GRU compares the devices of its input and of its {arg} tensors before it "
+            "runs: the input is on {want}, a {arg} tensor on {found}. Decide which device you meant, then move "
+            "the other. A hidden state is not a parameter: `model.to()` never moves the `h0` you build. "
+            "Create it where the input is: `x.new_zeros(layers, batch, hidden)` or "
+            "`torch.zeros(..., device=x.device)` — or pass no hidden state at all (zeros on the input's "
+            "device are the default).",
+            "zh": "RNN、LSTM 和 GRU 在运行前会比较输入张量与 {arg} 张量所在的设备：输入在 {want} 上，"
+            "有一个 {arg} 张量在 {found} 上。先想清楚应该在哪个设备上，再把另一个移过去。"
+            "隐藏状态不是参数：`model.to()` 不会移动你自己构造的 `h0`。"
+            "请在输入所在的设备上创建它：`x.new_zeros(layers, batch, hidden)` 或 "
+            "`torch.zeros(..., device=x.device)`；也可以干脆不传隐藏状态（默认就是输入所在设备上的全零张量）。",
+        },
+    )
+)
+
+register(
+    ErrorKind(
+        name="cat_same_device",
+        chapter="05-inside",
+        patterns=(
+            # torch.cat of tensors on two devices in older PyTorch 1.x, quoted from public reports
+            # (current versions print the generated check, naming `tensors` in wrapper_..._cat: see same_device)
+            r"All input tensors must be on the same device\. Received (?P<want>[\w:]+) and (?P<found>[\w:]+)",
+            r"Expected object of backend (?P<want>\w+) but got backend (?P<found>\w+) for sequence element "
+            r"(?P<arg>\d+) in sequence argument at position #\d+ 'tensors'",
+        ),
+        example="All input tensors must be on the same device. Received cuda:0 and cpu",
+        reading={
+            "en": "This is how older PyTorch 1.x versions worded a torch.cat (or torch.stack) of tensors on two "
+            "devices ({want} and {found}). Current versions print the generated device check instead (\"... but got "
+            "tensors is on cpu ... wrapper_CUDA_cat\"). One of the tensors joined was made on the CPU: create "
+            "it on the device of the others (`device=x.device`, `x.new_zeros`, `torch.zeros_like(x)`).",
+            "zh": "这是较早的 PyTorch 1.x 版本对 torch.cat（或 torch.stack）拼接两个设备（{want} 和 {found}）"
+            "上张量时的措辞。"
+            "现在的版本打印的是自动生成的设备检查（“... but got tensors is on cpu ... wrapper_CUDA_cat”）。"
+            "被拼接的张量里有一个是在 CPU 上创建的：请在其他张量所在的设备上创建它"
+            "（`device=x.device`、`x.new_zeros`、`torch.zeros_like(x)`）。",
+        },
+    )
+)
+
+
+register(
+    ErrorKind(
+        name="cuda_deserialize",
+        chapter="07-checkpoints",
+        patterns=(
+            # torch/serialization.py: a storage saved on a GPU, loaded where that GPU does not exist
+            r"Attempting to deserialize object on a (?P<want>\w+) device but torch\.\w+\.is_available\(\) is False",
+            r"Attempting to deserialize object on (?P<want>\w+) device \d+ but torch\.\w+\.device_count\(\) is \d+",
+        ),
+        example="Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is False. "
+        "If you are running on a CPU-only machine, please use torch.load with map_location=torch.device('cpu') "
+        "to map your storages to the CPU.",
+        reading={
+            "en": "The checkpoint records, for every tensor, the device it was saved from ({want}), and "
+            "torch.load puts it back there by default; this machine does not have that device. Tell torch.load "
+            "where to put the tensors: `torch.load(path, map_location=device)`.",
+            "zh": "检查点为每个张量记下了保存时所在的设备（{want}），torch.load 默认会把它放回那里；"
+            "可这台机器上没有那个设备。请告诉 torch.load 把张量放到哪里：`torch.load(path, map_location=device)`。",
+        },
+    )
+)
+
+register(
+    ErrorKind(
+        name="state_dict_prefix",
+        chapter="07-checkpoints",
+        patterns=(r"(?s)Missing key\(s\) in state_dict: .*Unexpected key\(s\) in state_dict: \"module\.",),
+        example='Error(s) in loading state_dict for Net:\n\tMissing key(s) in state_dict: "fc.weight", '
+        '"fc.bias". \n\tUnexpected key(s) in state_dict: "module.fc.weight", "module.fc.bias". ',
+        reading={
+            "en": "The checkpoint was saved from a model wrapped in DataParallel or DistributedDataParallel: "
+            "every key starts with `module.`. Save `model.module.state_dict()`, or strip the prefix before "
+            "loading (`torch.nn.modules.utils.consume_prefix_in_state_dict_if_present(state, \"module.\")`).",
+            "zh": "这个检查点保存自一个用 DataParallel 或 DistributedDataParallel 包装过的模型：每个键都以 `module.` "
+            "开头。请保存 `model.module.state_dict()`，或者在加载前去掉这个前缀"
+            "（`torch.nn.modules.utils.consume_prefix_in_state_dict_if_present(state, \"module.\")`）。",
+        },
+    )
+)
+
+
+register(
+    ErrorKind(
+        name="weights_only_load",
+        chapter="07-checkpoints",
+        patterns=(r"Weights only load failed",),
+        example="Weights only load failed. This file can still be loaded, to do so you have two options, do those "
+        "steps only if you trust the source of the checkpoint.",
+        reading={
+            "en": "torch.load with weights_only=True (the default since PyTorch 2.6) refused a pickle that needs "
+            "more than tensors and plain containers, here most likely a whole pickled model. A pickle can run any "
+            "code: save and load a state_dict instead, or, for a file you trust, allow its classes with "
+            "`torch.serialization.safe_globals([...])`.",
+            "zh": "weights_only=True 的 torch.load（PyTorch 2.6 起的默认行为）拒绝了一个"
+            "不只包含张量和普通容器的 pickle，"
+            "这里多半是整个被 pickle 的模型。pickle 可以执行任意代码：请改为保存和加载 state_dict；"
+            "对于你信任的文件，可以用 `torch.serialization.safe_globals([...])` 放行其中的类。",
         },
     )
 )

@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import os
 import re
 import sys
 import tokenize
@@ -35,11 +36,23 @@ MARKER = re.compile(r"^%% (md en|md zh|code zh|code|setup)\s*$")
 STUDENT_LINE = re.compile(r"^(\s*)#> ?(.*)$")
 
 
+# mkdocs.yml's `repo_url: !ENV [VARIABLE, "default address"]`: the variable overrides the default.
+_REPO_URL = re.compile(r"""^repo_url:\s*!ENV\s*\[\s*(\w+)\s*,\s*["']?([^"'\]\s]+)["']?\s*\]""")
+
+
 def repo_url() -> str:
-    """The course repository's address: the one place it is set is mkdocs.yml's repo_url."""
+    """The course repository's address, as the site build reads it from mkdocs.yml's repo_url.
+
+    That line names an environment variable (DEVICELAB_REPO_URL) and a default address: a fork sets the
+    variable when it runs `make notebooks`, and the labs' setup cell installs the helper from the fork.
+    """
     for line in (ROOT / "mkdocs.yml").read_text(encoding="utf-8").splitlines():
         if line.startswith("repo_url:"):
-            return line.split(":", 1)[1].strip().rstrip("/")
+            found = _REPO_URL.match(line)
+            if found is None:  # a plain address
+                return line.split(":", 1)[1].split(" #", 1)[0].strip().strip("\"'").rstrip("/")
+            variable, default = found.groups()
+            return (os.environ.get(variable) or default).rstrip("/")
     raise SystemExit("mkdocs.yml has no repo_url")
 
 

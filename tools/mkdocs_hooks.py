@@ -6,10 +6,11 @@ from __future__ import annotations
 import ast
 import html
 import json
+import os
 import re
 import sys
 from pathlib import Path, PurePosixPath
-from urllib.parse import urlencode
+from urllib.parse import urlencode, urlsplit
 
 import mkdocs_static_i18n.folder
 import mkdocs_static_i18n.reconfigure
@@ -332,3 +333,139 @@ def on_page_markdown(markdown: str, page, config, files) -> str:
         return markdown
     lang = parts[0] if len(parts) > 1 and parts[0] in CLAIMS_TEXT else "en"
     return markdown.replace(CLAIMS_MARKER, "\n" + claims_table(found.group(1), lang) + "\n")
+
+
+# ------------------------------------------------------------------------------ the course's addresses
+
+ADDRESS_VARIABLES = ("DEVICELAB_REPO_URL", "DEVICELAB_SITE_URL")  # mkdocs.yml: repo_url, site_url
+LABS_DIR = Path(__file__).resolve().parent.parent / "labs"
+_HELPER = re.compile(r'^HELPER = "git\+([^"]+)"', re.M)
+_told: set[str] = set()
+
+
+def labs_helper_addresses(labs_dir: Path = LABS_DIR) -> dict[str, str]:
+    """Where each committed lab's setup cell installs the helper from, by notebook path."""
+    found = {}
+    for notebook in sorted(labs_dir.glob("*/*.ipynb")):
+        cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
+        source = "".join(next((c["source"] for c in cells if c["cell_type"] == "code"), []))
+        helper = _HELPER.search(source)
+        if helper:
+            found[notebook.relative_to(labs_dir.parent).as_posix()] = helper.group(1).rstrip("/")
+    return found
+
+
+def address_notices(repo_url: str, site_url: str, environ: dict[str, str] | None = None,
+                    helpers: dict[str, str] | None = None) -> list[str]:
+    """What the build log must say about the addresses the site is built with; empty when there is nothing to say."""
+    environ = os.environ if environ is None else environ
+    helpers = labs_helper_addresses() if helpers is None else helpers
+    repo = (repo_url or "").rstrip("/")
+    notices = []
+    if not any(environ.get(name) for name in ADDRESS_VARIABLES):
+        notices.append(
+            f"PLACEHOLDER ADDRESSES: the site links to the repository {repo} and calls itself {site_url}, the "
+            "defaults in mkdocs.yml. Set DEVICELAB_REPO_URL and DEVICELAB_SITE_URL to the real addresses "
+            "(the deploy workflow sets both from the repository it runs in)."
+        )
+    stale = sorted({address for address in helpers.values() if address != repo})
+    if stale:
+        notices.append(
+            f"The labs' setup cell installs the helper from {', '.join(stale)}, not from {repo}: run "
+            f"`DEVICELAB_REPO_URL={repo} make notebooks` and commit the notebooks."
+        )
+    return notices
+
+
+def on_config(config):
+    """Say loudly, once per build, when the site is built with placeholder addresses (never fails --strict)."""
+    for notice in address_notices(config["repo_url"], config["site_url"]):
+        if notice not in _told:  # on_config runs once per language
+            _told.add(notice)
+            # Printed, not logged: `mkdocs build --strict` fails on logged warnings, and this is not an error.
+            print(f"\n!!! ADDRESS WARNING  -  {notice}\n", file=sys.stderr, flush=True)
+    return config
+
+
+# ------------------------------------------------------------------------------------- the 404 pages
+
+_DEFAULT_404: dict[str, str] = {}
+# The language switcher's links, and the <link rel="alternate" hreflang> of the page's head
+_SWITCHER_LINK = re.compile(r'(<(?:a|link rel="alternate") href=")[^"]*(" hreflang="([\w-]+)")')
+
+
+def page_not_found_html(output: str, base: str, locales: dict[str, str]) -> str:
+    """A 404 page whose language switcher leads to the 404 page of each language (base: the site's path)."""
+    def link(found: re.Match) -> str:
+        folder = locales.get(found.group(3))
+        return found.group(0) if folder is None else f"{found.group(1)}{base}{folder}404.html{found.group(2)}"
+    return _SWITCHER_LINK.sub(link, output)
+
+
+def on_post_build(config) -> None:
+    """Give every language its own 404 page: mkdocs-static-i18n 1.3.1 writes each one over the site's 404.html."""
+    i18n = config.plugins.get("i18n")
+    if i18n is None:
+        return
+    site = Path(config["site_dir"])
+    base = urlsplit(config["site_url"] or "/").path.rstrip("/") + "/"
+    locales = {lang.locale: "" if lang.default else f"{lang.locale}/" for lang in i18n.config.languages}
+    prefix, _ = _languages(config)
+    built = site / "404.html"
+    if not built.exists():
+        return
+    if not prefix:  # the default language is built first: keep its page until the others are done
+        _DEFAULT_404[str(site)] = page_not_found_html(built.read_text(encoding="utf-8"), base, locales)
+        built.write_text(_DEFAULT_404[str(site)], encoding="utf-8")
+        return
+    (site / prefix / "404.html").write_text(
+        page_not_found_html(built.read_text(encoding="utf-8"), base, locales), encoding="utf-8")
+    if str(site) in _DEFAULT_404:
+        built.write_text(_DEFAULT_404[str(site)], encoding="utf-8")
+
+
+# ------------------------------------------------------------------------- notebook pages' anchors
+
+_HEADING = re.compile(r'<h([1-6]) id="([^"]*)"(.*?)<a class="anchor-link" href="#[^"]*">', re.S)
+
+
+def _toc_links(items) -> list:
+    flat = []
+    for item in items:
+        flat += [item, *_toc_links(item.children)]
+    return flat
+
+
+def matched_anchors(content: str, toc_links: list) -> str:
+    """A notebook page whose headings and table of contents name the same anchors.
+
+    mkdocs-jupyter slugs the table of contents without the headings' code spans and Chinese words, the
+    notebook's HTML slugs the headings with them (or to nothing): pair them in order, keep the heading's
+    anchor when it has one and the table of contents' otherwise, and never give two headings one anchor.
+    """
+    levels = {link.level for link in toc_links}
+    headings = [found for found in _HEADING.finditer(content) if int(found.group(1)) in levels]
+    if len(headings) != len(toc_links):
+        return content
+    used: set[str] = set()
+    chosen = []
+    for heading, link in zip(headings, toc_links):
+        anchor = heading.group(2) or link.id
+        if anchor in used:
+            anchor = link.id if link.id not in used else f"{anchor}-{len(used)}"
+        used.add(anchor)
+        link.id = anchor
+        chosen.append(anchor)
+    pieces, last = [], 0
+    for heading, anchor in zip(headings, chosen):
+        pieces += [content[last:heading.start()],
+                   f'<h{heading.group(1)} id="{anchor}"{heading.group(3)}<a class="anchor-link" href="#{anchor}">']
+        last = heading.end()
+    return "".join(pieces) + content[last:]
+
+
+def on_page_context(context, page, config, nav):
+    """Make the table of contents of a notebook page lead to its headings."""
+    if _notebook_parts(page) is not None and page.content:
+        page.content = matched_anchors(page.content, _toc_links(page.toc.items))
+    return context

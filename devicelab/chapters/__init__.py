@@ -13,6 +13,7 @@ MODULES = {
     "02-dataparallel": "dataparallel",
     "03-embedding": "embedding",
     "04-batches": "batches",
+    "05-inside": "inside",
 }
 
 

@@ -61,6 +61,7 @@ class _PrepareProbe(nn.Module):
 class PrepareModel(Exercise):
     """Exercise 1: `prepare(model, device)` moves the model, wraps it in DataParallel and returns the wrapper."""
 
+    seconds = 20.0  # a right answer takes well under a second here; an endless one is stopped
     name = "ex1"
     reads = ("prepare",)
     hints = ("ch02.ex1.hint1", "ch02.ex1.hint2", "ch02.ex1.hint3")
@@ -109,6 +110,7 @@ class PrepareModel(Exercise):
 class MakeCriterion(Exercise):
     """Exercise 2: `make_criterion(class_weights, device)` returns a class-weighted cross-entropy on `device`."""
 
+    seconds = 20.0  # a right answer takes well under a second here; an endless one is stopped
     name = "ex2"
     reads = ("make_criterion",)
     hints = ("ch02.ex2.hint1", "ch02.ex2.hint2", "ch02.ex2.hint3")
@@ -211,6 +213,7 @@ def _steps_like_asked(optimizer: torch.optim.Optimizer) -> bool:
 class OptimizerOverFinalModel(Exercise):
     """Exercise 3: SGD (lr=0.05, momentum=0.9) holding exactly the parameters of the model being trained."""
 
+    seconds = 20.0  # a right answer takes well under a second here; an endless one is stopped
     name = "ex3"
     reads = ("optimizer_ft", "model_ft")
     hints = ("ch02.ex3.hint1", "ch02.ex3.hint2")
@@ -260,6 +263,7 @@ def _reference_steps(model: nn.Module, batches: list[tuple[torch.Tensor, torch.T
 class TrainStep(Exercise):
     """Exercise 4: a training step that moves the batch (inputs and labels) before using it."""
 
+    seconds = 20.0  # a right answer takes well under a second here; an endless one is stopped
     name = "ex4"
     reads = ("train_step",)
     hints = ("ch02.ex4.hint1", "ch02.ex4.hint2", "ch02.ex4.hint3")

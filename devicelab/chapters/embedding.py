@@ -140,6 +140,7 @@ def _labels_fit(labels: torch.Tensor, logits: torch.Tensor) -> bool:
 class MoveInTheLoop(Exercise):
     """Exercise 1: a training step that moves the token ids and the labels before using them."""
 
+    seconds = 30.0  # a right answer takes a few seconds at most (the first optimizer step); an endless one is stopped
     name = "ex1"
     reads = ("train_step",)
     hints = ("ch03.ex1.hint1", "ch03.ex1.hint2", "ch03.ex1.hint3")
@@ -230,6 +231,7 @@ def _pair(result: object) -> list[torch.Tensor] | None:
 class BatchMover(Exercise):
     """Exercise 2: one function that moves a whole [token_ids, labels] batch."""
 
+    seconds = 20.0  # a right answer takes well under a second here; an endless one is stopped
     name = "ex2"
     reads = ("move_batch",)
     hints = ("ch03.ex2.hint1", "ch03.ex2.hint2")
@@ -283,6 +285,7 @@ def _record_inputs(model: nn.Module) -> list[tuple[str, torch.device, torch.devi
 class MoveInsideForward(Exercise):
     """Exercise 3: a forward that moves the token ids to wherever the model's parameters are."""
 
+    seconds = 20.0  # a right answer takes well under a second here; an endless one is stopped
     name = "ex3"
     reads = ("AutoMoveClassifier", "TextClassifier")
     hints = ("ch03.ex3.hint1", "ch03.ex3.hint2")

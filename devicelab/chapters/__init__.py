@@ -14,6 +14,7 @@ MODULES = {
     "03-embedding": "embedding",
     "04-batches": "batches",
     "05-inside": "inside",
+    "07-checkpoints": "checkpoints",
 }
 
 

@@ -14,7 +14,7 @@ import pytest
 
 HERE = Path(__file__).resolve().parent
 CORPUS = json.loads((HERE / "search_queries.json").read_text(encoding="utf-8"))
-CHAPTERS = ("01-devices", "02-dataparallel", "03-embedding", "04-batches")
+CHAPTERS = ("01-devices", "02-dataparallel", "03-embedding", "04-batches", "05-inside", "07-checkpoints")
 PREFIX = {"en": "", "zh": "zh/"}
 TOP = 3
 FLOOR = 0.85  # share of the corpus that must find its chapter in the top 3, per language

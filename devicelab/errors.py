@@ -17,6 +17,8 @@ class ErrorKind:
     patterns: tuple[str, ...]
     example: str
     reading: dict[str, str] = field(default_factory=dict)
+    # How to read a wording that names no operation (the short "... cuda:0 and cpu!" form), if it differs.
+    reading_without_op: dict[str, str] = field(default_factory=dict)
     # (field, regex, chapter): the first rule whose field matches sends the message to that chapter
     routes: tuple[tuple[str, str, str], ...] = ()
 
@@ -88,6 +90,17 @@ register(
             "{found} 上，而其他张量在 {want} 上。找到调用这个运算的那一行，打印它收到的各个张量的 "
             "`.device`。然后想清楚它们本该在哪个设备上（通常是模型所在的设备），把不在那里的张量移过去"
             "（或者直接在那里创建）：报错里点名的参数不一定就是放错的那个。",
+        },
+        reading_without_op={
+            "en": "PyTorch found the tensors of one operation on two devices, {want} and {found}. This short form "
+            "of the message names neither the operation nor the argument, and it lists the two devices in a "
+            "fixed order, not by which tensor is misplaced. The operation is the last line of your own code in "
+            "the traceback: print the `.device` of every tensor it uses, decide which device you meant (usually "
+            "the model's), and move whatever is on the other one.",
+            "zh": "PyTorch 发现同一个运算的张量分布在两个设备上：{want} 和 {found}。这种简短的报错既不说是哪个运算，"
+            "也不说是哪个参数，而且两个设备按固定顺序列出，并不表示哪个张量放错了。出错的运算就是 traceback 里"
+            "你自己代码的最后一行：打印它用到的每个张量的 `.device`，想清楚它们本该在哪个设备上（通常是模型所在的"
+            "设备），再把不在那里的张量移过去。",
         },
     )
 )
@@ -285,7 +298,8 @@ class Match:
 
     def reading(self, lang: str | None = None) -> str:
         """A one-paragraph reading of the message, in the chosen language."""
-        template = self.kind.reading.get(lang or get_language(), "")
+        short = "op" not in self.fields and "want" in self.fields and bool(self.kind.reading_without_op)
+        template = (self.kind.reading_without_op if short else self.kind.reading).get(lang or get_language(), "")
         fields = {"op": "?", "arg": "?", "found": "?", "want": "?", "input": "?", "weight": "?"}
         fields.update(self.fields)
         return template.format(**fields)

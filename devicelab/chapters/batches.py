@@ -9,7 +9,7 @@ import torch
 from torch.utils.data import DataLoader, Dataset, TensorDataset
 
 from .. import messages
-from ..checks import NOT_ATTEMPTED, Blank, Exercise, Verdict, correct, incorrect
+from ..checks import NOT_ATTEMPTED, Blank, Exercise, Verdict, bounded, correct, incorrect
 from ..devices import same_device
 
 # Where the checks move batches: the meta device exists on every machine, and a move there is a real
@@ -192,22 +192,6 @@ class _CountingLoader(DataLoader):
         return super().__iter__()
 
 
-def take(iterable: object, limit: int) -> list[object]:
-    """At most `limit` items of one pass over `iterable`, calling its `__iter__` exactly once, as a for loop does.
-
-    (`itertools.islice(iter(x), n)` calls `iter()` a second time on what `__iter__` returned: a class whose
-    `__iter__` returns `self` after starting a new pass would start two.)
-    """
-    iterator = iter(iterable)  # type: ignore[call-overload]
-    items = []
-    for _ in range(limit):
-        try:
-            items.append(next(iterator))
-        except StopIteration:
-            break
-    return items
-
-
 def _ex2_loaders() -> list[Callable[[], _CountingLoader]]:
     # (inputs, labels) batches of 4, 4 and 2 samples, which the DataLoader hands out as [inputs, labels];
     # then dict batches with a namedtuple and a list of names, like the proof's.
@@ -249,7 +233,7 @@ class LoaderWrapper(Exercise):
         try:
             wrapped = DeviceLoader(loader, TARGET)
             passes = loader.passes
-            first = take(wrapped, want + 1)
+            first = bounded(wrapped, want + 1)
         except Exception as error:  # noqa: BLE001 - the learner's code may fail any way
             return incorrect("ch04.ex2.raised", error=f"{type(error).__name__}: {error}"[:300])
         verdict = self._judge_pass(first, expected, TARGET, values=False)
@@ -265,7 +249,7 @@ class LoaderWrapper(Exercise):
             return incorrect("ch04.ex2.wrong_len", got=length, want=want)
         try:
             passes = loader.passes
-            second = take(wrapped, want + 1)
+            second = bounded(wrapped, want + 1)
         except Exception as error:  # noqa: BLE001
             return incorrect("ch04.ex2.raised", error=f"{type(error).__name__}: {error}"[:300])
         if len(second) != want:
@@ -277,7 +261,7 @@ class LoaderWrapper(Exercise):
             return verdict
         # Meta tensors hold no values: a last pass towards the lab's own device compares them.
         try:
-            here = take(DeviceLoader(loader, self.device), want + 1)
+            here = bounded(DeviceLoader(loader, self.device), want + 1)
         except Exception as error:  # noqa: BLE001
             return incorrect("ch04.ex2.raised", error=f"{type(error).__name__}: {error}"[:300])
         return self._judge_pass(here, expected, self.device, values=True)

@@ -53,6 +53,13 @@ NEW_EMBEDDING = (
 )
 
 
+RNN_HIDDEN = ("RuntimeError: Input and hidden tensors are not at the same device, found input tensor at cuda:0 "
+              "and hidden tensor at cpu")
+DESERIALIZE = ("RuntimeError: Attempting to deserialize object on a CUDA device but torch.cuda.is_available() "
+               "is False. If you are running on a CPU-only machine, please use torch.load with "
+               "map_location=torch.device('cpu') to map your storages to the CPU.")
+
+
 @pytest.mark.parametrize(
     ("start", "query", "chapter", "title"),
     [
@@ -69,6 +76,11 @@ NEW_EMBEDDING = (
         # an English message pasted into the Chinese site opens the Chinese chapter
         ("/zh/", "RuntimeError: Input type (torch.cuda.FloatTensor) and weight type (torch.FloatTensor) "
                  "should be the same", "02-dataparallel", "DataParallel"),
+        # one message of each later chapter, pasted into each language's site
+        ("/", RNN_HIDDEN, "05-inside", "05 ·"),
+        ("/zh/", RNN_HIDDEN, "05-inside", "05 ·"),
+        ("/", DESERIALIZE, "07-checkpoints", "07 ·"),
+        ("/zh/", DESERIALIZE, "07-checkpoints", "07 ·"),
     ],
 )
 def test_searching_lands_on_the_chapter_in_the_readers_language(page, base_url, start, query, chapter, title):

@@ -238,3 +238,13 @@ def test_the_pytorch_1_9_typo_arugment_still_reads_the_argument_and_routes_it():
     found = lookup(message)[0]
     assert found.chapter == "03-embedding"
     assert found.fields["arg"] == "index" and found.fields["op"] == "wrapper__index_select"
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_short_form_without_an_operation_is_read_without_question_marks(lang):
+    short = lookup("RuntimeError: Expected all tensors to be on the same device, but found at least two devices, "
+                   "cuda:0 and cpu!")[0]
+    reading = short.reading(lang)
+    assert "?" not in reading and "cuda:0" in reading and "cpu" in reading
+    kind = KINDS["same_device"]
+    assert placeholders(kind.reading_without_op["en"]) == placeholders(kind.reading_without_op["zh"])

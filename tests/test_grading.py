@@ -11,6 +11,7 @@ import copy
 import csv
 import io
 import json
+import re
 from pathlib import Path
 
 import nbformat
@@ -270,3 +271,23 @@ def test_the_static_scan_reads_forging_code():
     assert any("sys.modules" in f for f in found)
     assert "calls setattr()" in found and "calls gc.get_objects()" in found
     assert not any("backends" in f or "sys.path" in f for f in found)
+
+
+def test_honest_notebooks_of_every_lab_raise_no_tamper_flag(tmp_path):
+    """Every lab's solution (zh) and untouched student version (en): full marks or not attempted, never 'tampered'.
+
+    (Chapter 07 pickles tensors for real: copyreg then caches `__slotnames__` on torch's classes.)
+    """
+    plants = {}
+    for source in sorted((ROOT / "solutions" / "source").glob("*.md")):
+        lab = source.stem
+        plants[f"{lab}-solved.ipynb"] = json.loads((ROOT / "solutions" / "zh" / f"{lab}.ipynb").read_text("utf-8"))
+        plants[f"{lab}-untouched.ipynb"] = json.loads((ROOT / "labs" / "en" / f"{lab}.ipynb").read_text("utf-8"))
+    (tmp_path / "honest").mkdir()
+    rows, _, _ = grade_folder(tmp_path / "honest", plants, timeout=300)
+    for name, row in rows.items():
+        assert row["tampered"] == "", (name, row["tampered"])
+        assert row["problem"] == "", (name, row["problem"])
+        wanted = "correct" if name.endswith("-solved") else "not_attempted"
+        statuses = [row[k] for k in row if re.fullmatch(r"ex\d+", k) and row[k] != "-"]
+        assert statuses and set(statuses) == {wanted}, (name, statuses)

@@ -219,3 +219,11 @@ def test_a_zh_line_in_the_docstring_gives_the_chinese_table_its_claim(tmp_path):
     en = [row[0] for row in rows(hooks.claims_table("08", "en", tmp_path, records=[]))]
     assert zh == ["创建时没有指定 device= 的张量在 CPU 上。", "Only English here."]
     assert en == ["A tensor created without device= is on the CPU.", "Only English here."]
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "tests" / "claims").glob("test_claims_ch*.py")), ids=lambda p: p.name)
+def test_every_claim_of_every_chapter_is_said_in_both_languages(path):
+    claims = hooks.claims_of(path)
+    assert claims, f"{path.name} has no tests"
+    missing = [c["test"] for c in claims if not c["claim_zh"] or c["claim"] == hooks.readable(str(c["test"]))]
+    assert not missing, f"claims without an English docstring line or a `zh:` line: {missing}"

@@ -30,13 +30,6 @@ CPU = torch.device("cpu")
 META = torch.device("meta")
 
 
-@pytest.fixture(autouse=True)
-def english():
-    set_language("en")
-    yield
-    set_language("en")
-
-
 def verdict_of(exercise, **values):
     verdict = exercise.evaluate(**values)
     return verdict.status, verdict.key

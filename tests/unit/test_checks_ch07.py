@@ -29,13 +29,6 @@ ROOT = Path(__file__).resolve().parents[2]
 CPU = torch.device("cpu")
 
 
-@pytest.fixture(autouse=True)
-def english():
-    set_language("en")
-    yield
-    set_language("en")
-
-
 def verdict_of(exercise, **values):
     verdict = exercise.evaluate(**values)
     return verdict.status, verdict.key

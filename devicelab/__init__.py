@@ -1,6 +1,7 @@
 """Helpers for the PyTorch device-errors lab course: device picking, reproduce, checks, error index."""
 
 from .checks import ____
+from .debug import audit, locate
 from .devices import environment_report, pick_device, same_device
 from .errors import lookup
 from .lab import Lab, start_lab
@@ -10,7 +11,9 @@ __all__ = [
     "____",
     "BrokenLabError",
     "Lab",
+    "audit",
     "environment_report",
+    "locate",
     "lookup",
     "pick_device",
     "reproduce",

@@ -35,6 +35,12 @@ class Lab:
         """Decorator: on a CUDA GPU run the function below now and log its figures; elsewhere show a GPU's."""
         return _measure.measure(name, device=self.device, lab=self.id)
 
+    def plot_training(self, loss, accuracy=None, xlabel: str = "epoch"):
+        """Draw the proof's loss (and accuracy) per step in the notebook's language; return the figure."""
+        from .plotting import plot_training
+
+        return plot_training(loss, accuracy, xlabel=xlabel, lang=self.lang)
+
     def all_correct(self) -> bool:
         """True when every exercise's check passes; otherwise say which are still open."""
         namespace = _caller_namespace()

@@ -14,7 +14,10 @@ MODULES = {
     "03-embedding": "embedding",
     "04-batches": "batches",
     "05-inside": "inside",
+    "06-multigpu": "multigpu",
     "07-checkpoints": "checkpoints",
+    "08-amp": "amp",
+    "09-debugging": "debugging",
 }
 
 

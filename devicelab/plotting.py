@@ -1,0 +1,92 @@
+"""The proof's picture: the run's own loss (and accuracy) per step, drawn small enough for a web page."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from .messages import get_language
+
+_LABELS = {
+    "en": {"loss": "loss", "accuracy": "accuracy", "epoch": "epoch", "step": "step", "title": "Proof: training"},
+    "zh": {"loss": "损失", "accuracy": "准确率", "epoch": "轮次", "step": "步", "title": "验证：训练过程"},
+}
+
+
+def _numbers(name: str, values: Sequence[float] | None) -> list[float]:
+    """The values as floats; refuse what a plot of a real run cannot hold."""
+    if values is None:
+        return []
+    numbers = [float(v) for v in values]
+    if any(not math.isfinite(v) for v in numbers):
+        raise ValueError(f"{name} holds a value that is not finite: {numbers}")
+    return numbers
+
+
+def plot_training(
+    loss: Sequence[float],
+    accuracy: Sequence[float] | None = None,
+    *,
+    xlabel: str = "epoch",
+    title: str | None = None,
+    lang: str | None = None,
+):
+    """Draw the run's loss (left axis) and accuracy (right axis, if given) per step; return the figure.
+
+    The figure is small (about 20 KB as PNG) so that a page showing it stays within its weight budget.
+    """
+    import matplotlib
+
+    if "inline" not in matplotlib.get_backend().lower() and not _in_notebook():
+        matplotlib.use("Agg")  # a script or a test: draw without a display
+    import matplotlib.pyplot as plt
+
+    lang = lang or get_language()
+    font = _cjk_font() if lang == "zh" else None
+    # Without a font that has Chinese glyphs (Colab has none), Chinese labels would be drawn as boxes.
+    labels = _LABELS["zh"] if font else _LABELS["en"]
+    if font:
+        plt.rcParams["font.sans-serif"] = [font, *plt.rcParams["font.sans-serif"]]
+    losses = _numbers("loss", loss)
+    accuracies = _numbers("accuracy", accuracy)
+    if not losses:
+        raise ValueError("loss is empty: there is nothing to plot")
+    steps = list(range(1, len(losses) + 1))
+
+    figure, left = plt.subplots(figsize=(5.0, 2.6), dpi=80)
+    left.plot(steps, losses, marker="o", markersize=3, color="#1f77b4", label=labels["loss"])
+    left.set_xlabel(labels.get(xlabel, xlabel))
+    left.set_ylabel(labels["loss"], color="#1f77b4")
+    left.grid(alpha=0.3)
+    if accuracies:
+        right = left.twinx()
+        right.plot(range(1, len(accuracies) + 1), accuracies, marker="s", markersize=3, color="#d62728")
+        right.set_ylabel(labels["accuracy"], color="#d62728")
+        right.set_ylim(0, 1.05)
+    left.set_title(title or labels["title"], fontsize=10)
+    figure.tight_layout()
+    if _in_notebook():
+        plt.show()
+    return figure
+
+
+def _in_notebook() -> bool:
+    """True inside a Jupyter kernel (where the figure is shown as the cell's output)."""
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return False
+    shell = get_ipython()
+    return shell is not None and shell.__class__.__name__ == "ZMQInteractiveShell"
+
+
+_CJK_FONTS = ("Noto Sans CJK SC", "Noto Sans CJK JP", "Source Han Sans SC", "WenQuanYi Zen Hei", "WenQuanYi Micro Hei",
+              "SimHei", "Microsoft YaHei", "PingFang SC", "Heiti SC")
+
+
+def _cjk_font() -> str | None:
+    """The name of an installed font that can draw Chinese, or None."""
+    from matplotlib import font_manager
+
+    installed = {entry.name for entry in font_manager.fontManager.ttflist}
+    return next((name for name in _CJK_FONTS if name in installed), None)

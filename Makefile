@@ -1,5 +1,5 @@
 # Every command a contributor needs; each one installs what it uses.
-.PHONY: serve build test notebooks nbgrader bench gpu-check gpu-wheels
+.PHONY: serve build test notebooks outputs nbgrader bench gpu-check gpu-wheels
 
 serve:        ## install and serve the bilingual site at http://127.0.0.1:8000
 	bash tools/serve.sh
@@ -12,6 +12,9 @@ test:         ## install and run the whole test suite (CPU only)
 
 notebooks:    ## regenerate labs/ and solutions/ notebooks from solutions/source/
 	.venv/bin/python tools/build_notebooks.py
+
+outputs:      ## execute the solution notebooks whose stored run (solutions/executed/, shown on the site) is stale
+	.venv/bin/python tools/execute_solutions.py
 
 nbgrader:     ## write nbgrader-course/: an nbgrader course folder (source/, config) from solutions/source/
 	.venv/bin/python tools/nbgrader_course.py

@@ -4,6 +4,7 @@ from .checks import ____
 from .debug import audit, locate
 from .devices import environment_report, pick_device, same_device
 from .errors import lookup
+from .explain import explain
 from .lab import Lab, start_lab
 from .reproduce import BrokenLabError, reproduce
 
@@ -13,6 +14,7 @@ __all__ = [
     "Lab",
     "audit",
     "environment_report",
+    "explain",
     "locate",
     "lookup",
     "pick_device",

@@ -13,6 +13,12 @@ _LABELS = {
 }
 
 
+_NO_MATPLOTLIB = {
+    "en": "(No plot: matplotlib is not installed here. `pip install matplotlib` to see the curve.)",
+    "zh": "（没有画图：这里没有安装 matplotlib。运行 `pip install matplotlib` 即可看到曲线。）",
+}
+
+
 def _numbers(name: str, values: Sequence[float] | None) -> list[float]:
     """The values as floats; refuse what a plot of a real run cannot hold."""
     if values is None:
@@ -34,23 +40,29 @@ def plot_training(
     """Draw the run's loss (left axis) and accuracy (right axis, if given) per step; return the figure.
 
     The figure is small (about 20 KB as PNG) so that a page showing it stays within its weight budget.
+    Without matplotlib it says so in one line and returns None: the proof's numbers are printed anyway.
     """
-    import matplotlib
-
-    if "inline" not in matplotlib.get_backend().lower() and not _in_notebook():
-        matplotlib.use("Agg")  # a script or a test: draw without a display
-    import matplotlib.pyplot as plt
-
     lang = lang or get_language()
-    font = _cjk_font() if lang == "zh" else None
-    # Without a font that has Chinese glyphs (Colab has none), Chinese labels would be drawn as boxes.
-    labels = _LABELS["zh"] if font else _LABELS["en"]
-    if font:
-        plt.rcParams["font.sans-serif"] = [font, *plt.rcParams["font.sans-serif"]]
     losses = _numbers("loss", loss)
     accuracies = _numbers("accuracy", accuracy)
     if not losses:
         raise ValueError("loss is empty: there is nothing to plot")
+    try:
+        import matplotlib
+    except ImportError:
+        print(_NO_MATPLOTLIB.get(lang, _NO_MATPLOTLIB["en"]))
+        return None
+
+    if "inline" not in matplotlib.get_backend().lower() and not _in_notebook():
+        matplotlib.use("Agg")  # a script or a test: draw without a display
+    import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
+
+    font = _cjk_font() if lang == "zh" else None
+    # Without a font that has Chinese glyphs (Colab has none), Chinese labels would be drawn as boxes.
+    labels = _LABELS["zh"] if font else _LABELS["en"]
+    if font and plt.rcParams["font.sans-serif"][:1] != [font]:
+        plt.rcParams["font.sans-serif"] = [font, *plt.rcParams["font.sans-serif"]]
     steps = list(range(1, len(losses) + 1))
 
     figure, left = plt.subplots(figsize=(5.0, 2.6), dpi=80)
@@ -58,6 +70,7 @@ def plot_training(
     left.set_xlabel(labels.get(xlabel, xlabel))
     left.set_ylabel(labels["loss"], color="#1f77b4")
     left.grid(alpha=0.3)
+    left.xaxis.set_major_locator(MaxNLocator(integer=True))  # epochs and steps are whole numbers
     if accuracies:
         right = left.twinx()
         right.plot(range(1, len(accuracies) + 1), accuracies, marker="s", markersize=3, color="#d62728")

@@ -153,3 +153,50 @@ def test_a_recorded_gpu_run_reaches_the_chapter_pages_table(tmp_path):
 def test_gpu_check_docstring_names_no_workplace_tool():
     assert "`device` tool" not in (gpu_check.__doc__ or "")
     assert "a CUDA machine without network access" in gpu_check.__doc__
+
+
+# ------------------------------------------------------------------ the solutions' outputs on the site
+
+def _executed_on(device: str, gpu: str = "") -> dict:
+    return {"cells": [], "metadata": {"devicelab_outputs": {
+        "code_sha256": "x", "helper_sha256": {},
+        "ran_on": {"device": device, "gpu": gpu, "torch": "2.11.0+cu130", "date": "2026-11-29", "seconds": 1.0}}},
+        "nbformat": 4, "nbformat_minor": 5}
+
+
+def test_this_machine_can_store_the_solutions_outputs():
+    assert gpu_check.can_store_outputs()
+
+
+def test_the_gpu_check_stores_each_solution_run_on_the_gpu(tmp_path, monkeypatch):
+    sys.path.insert(0, str(ROOT / "tools"))
+    import execute_solutions
+
+    seen_env = []
+    monkeypatch.setattr(execute_solutions, "STORE", tmp_path)
+    monkeypatch.setattr(execute_solutions, "execute",
+                        lambda notebook, env=None: seen_env.append(env) or _executed_on("cuda", "NVIDIA H200"))
+    rows, failures = [], []
+    written = gpu_check.store_outputs({"DEVICELAB_STRICT": "1"}, rows, failures)
+    notebooks = execute_solutions.solution_notebooks()
+    assert failures == [] and len(written) == len(notebooks)
+    assert sorted(p.relative_to(tmp_path).as_posix() for p in written) == sorted(
+        f"{p.parent.name}/{p.name}" for p in notebooks)
+    assert all(env["DEVICELAB_STRICT"] == "1" for env in seen_env), "the solutions run in strict mode"
+
+
+def test_the_gpu_check_stores_no_run_that_did_not_use_the_gpu(tmp_path, monkeypatch):
+    sys.path.insert(0, str(ROOT / "tools"))
+    import execute_solutions
+
+    monkeypatch.setattr(execute_solutions, "STORE", tmp_path)
+    monkeypatch.setattr(execute_solutions, "execute", lambda notebook, env=None: _executed_on("cpu"))
+    rows, failures = [], []
+    assert gpu_check.store_outputs({}, rows, failures) == []
+    assert failures and all("not on the GPU" in f for f in failures)
+
+
+def test_a_page_shows_the_gpu_that_ran_its_outputs():
+    record = _executed_on("cuda", "NVIDIA H200")["metadata"]["devicelab_outputs"]
+    assert "ran on NVIDIA H200, torch 2.11.0+cu130, 2026-11-29" in hooks.ran_on_line(record, "en")
+    assert "运行于 NVIDIA H200，torch 2.11.0+cu130，2026-11-29" in hooks.ran_on_line(record, "zh")

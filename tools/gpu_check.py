@@ -3,8 +3,12 @@
 Usage, on a machine with a CUDA GPU:   make gpu-check      (or: python tools/gpu_check.py)
 On a CUDA machine without network access, where nbval is not installed, see `make gpu-wheels` and the README.
 
-Each notebook runs under nbval with the helper in strict mode (DEVICELAB_STRICT=1): every
-`reproduce` step must run on the GPU and raise its expected error. What each step printed is
+Each notebook runs with the helper in strict mode (DEVICELAB_STRICT=1): every `reproduce` step must
+run on the GPU and raise its expected error. The labs run under nbval; the solutions are executed by
+tools/execute_solutions.py (after the labs' captures are saved, which the runs' keys include), and their
+executed copies replace the store solutions/executed/: the site's solution pages then show the GPU's
+outputs ("ran on: <GPU>, torch X, date"). Without nbclient or matplotlib the solutions run under nbval too,
+and the store is left alone. What each step printed is
 merged into devicelab/data/gpu_captures.json (by lab, step and torch version), which the labs'
 CPU path and the site read. The GPU claims tests run with --junitxml; each test's outcome, with the
 GPU's name, the torch version and the date, is merged into the same file under "claims" (by test and
@@ -45,6 +49,38 @@ def expected_steps() -> set[tuple[str, str]]:
 def notebooks() -> list[Path]:
     """Every lab and solution notebook, both languages."""
     return sorted((ROOT / "labs").glob("*/*.ipynb")) + sorted((ROOT / "solutions").glob("*/*.ipynb"))
+
+
+def can_store_outputs() -> bool:
+    """True when this machine can execute the solutions into the store (nbclient; matplotlib for the plot)."""
+    import importlib.util
+
+    return all(importlib.util.find_spec(name) is not None for name in ("nbclient", "matplotlib", "nbformat"))
+
+
+def store_outputs(env: dict[str, str], rows: list[tuple[str, str, float]], failures: list[str]) -> list[Path]:
+    """Execute every solution notebook on this machine into the store; return the entries written."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    import execute_solutions
+
+    written = []
+    for notebook in execute_solutions.solution_notebooks():
+        name = str(notebook.relative_to(ROOT))
+        start = time.monotonic()
+        try:
+            executed = execute_solutions.execute(notebook, env=env)
+        except Exception as error:  # noqa: BLE001 - every notebook gets its row; the run fails at the end
+            rows.append((name, "FAILED", time.monotonic() - start))
+            failures.append(f"{name}\n{type(error).__name__}: {str(error)[-3000:]}")
+            continue
+        ran = executed["metadata"][execute_solutions.META]["ran_on"]
+        if ran["device"] != "cuda":
+            failures.append(f"{name}: ran on {ran['device']}, not on the GPU: not stored")
+            rows.append((name, "not on GPU", time.monotonic() - start))
+            continue
+        written.append(execute_solutions.write_entry(notebook, executed))
+        rows.append((f"{name} (outputs stored)", "ok", time.monotonic() - start))
+    return written
 
 
 def run(args: list[str], env: dict[str, str]) -> tuple[int, float, str]:
@@ -114,7 +150,11 @@ def main() -> int:
     rows: list[tuple[str, str, float]] = []
     failures: list[str] = []
     pytest = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q"]
+    storing = can_store_outputs()
+    solutions_dir = ROOT / "solutions"
     for notebook in notebooks():
+        if storing and notebook.is_relative_to(solutions_dir):
+            continue  # executed below, once the captures are saved
         code, seconds, tail = run([*pytest, "--nbval-lax", "--nbval-current-env", str(notebook)], env)
         name = str(notebook.relative_to(ROOT))
         rows.append((name, "ok" if code == 0 else "FAILED", seconds))
@@ -129,14 +169,23 @@ def main() -> int:
     if code != 0:
         failures.append(f"claims\n{tail}")
     logged = read_log(log)
-    for lab, step in sorted(missing_steps(logged, expected_steps())):
-        failures.append(f"{lab}/{step}: no capture: the step did not raise on the GPU")
     new = newest_per_step(logged)
     gpu = torch.cuda.get_device_name(0)
     claims = claims_records(claims_outcomes(junit), gpu, torch.__version__, torch.version.cuda)
     captures.save(
         captures.merge(captures.load(), new), claims=captures.merge_claims(captures.load_claims(), claims)
     )
+    stored: list[Path] = []
+    if storing:
+        # After the save: each stored run's key holds the capture file as the site will have it. These runs
+        # log to their own file (the labs printed the same steps), so the capture file stays as saved.
+        solutions_log = workdir / "solutions-captures.jsonl"
+        stored = store_outputs({**env, "DEVICELAB_CAPTURE_LOG": str(solutions_log)}, rows, failures)
+        logged = logged + read_log(solutions_log)
+    else:
+        print("solution outputs not stored: this machine lacks nbclient or matplotlib (see `make gpu-wheels`)")
+    for lab, step in sorted(missing_steps(logged, expected_steps())):
+        failures.append(f"{lab}/{step}: no capture: the step did not raise on the GPU")
     print(f"\n{'what':<42} {'result':<28} {'seconds':>7}")
     for what, result, secs in rows:
         print(f"{what:<42} {result:<28} {secs:7.1f}")
@@ -145,9 +194,14 @@ def main() -> int:
     for capture in new:
         print(f"captured {capture['lab']}/{capture['step']} on {capture['gpu']}, torch {capture['torch']}: "
               f"{capture['message'][:90]}")
+    print(f"stored the GPU's outputs of {len(stored)} solution notebooks in solutions/executed/")
     out = os.environ.get("OUT")
     if out:
         shutil.copy(captures.CAPTURE_FILE, Path(out) / "gpu_captures.json")
+        for entry in stored:  # copy back into solutions/executed/<lang>/ with gpu_captures.json
+            target = Path(out) / "executed" / entry.parent.name / entry.name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(entry, target)
         (Path(out) / "gpu_check_failures.txt").write_text("\n\n".join(failures) or "none\n", encoding="utf-8")
     if failures:
         print("\nFAILURES:\n" + "\n\n".join(failures))

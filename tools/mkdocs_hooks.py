@@ -14,9 +14,13 @@ from urllib.parse import urlencode, urlsplit
 
 import mkdocs_static_i18n.folder
 import mkdocs_static_i18n.reconfigure
+from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the course's helper, without installing it
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # tools/execute_solutions.py
+import execute_solutions  # noqa: E402
+
 from devicelab import captures  # noqa: E402
 
 
@@ -42,6 +46,8 @@ ACTION_TEXT = {
         "unverified": "Not yet verified on a GPU (run `make gpu-check` on a CUDA machine).",
         "lab": "Student version",
         "solution": "Solution",
+        "ran_on": "The outputs below are those of a real run of this notebook: ran on {where}, torch {torch}, {date}.",
+        "cpu": "CPU",
     },
     "zh": {
         "colab": "在 Colab 中打开",
@@ -50,6 +56,8 @@ ACTION_TEXT = {
         "unverified": "尚未在 GPU 上验证（在有 CUDA 的机器上运行 `make gpu-check`）。",
         "lab": "学生版",
         "solution": "参考答案",
+        "ran_on": "下面的输出来自这个笔记本的一次真实运行：运行于 {where}，torch {torch}，{date}。",
+        "cpu": "CPU",
     },
 }
 
@@ -87,15 +95,89 @@ def on_page_content(html_text: str, page, config, files) -> str:
     colab = f"https://colab.research.google.com/github/{repo}/blob/main/{version}/{lang}/{lab}.ipynb"
     other = "solutions" if version == "labs" else "labs"
     stamp = verification_line(lab, lang)
+    ran = _SHOWN.get(page.file.src_uri)
     bar = (
         '<div class="lab-actions">'
         f'<a class="md-button md-button--primary" href="{html.escape(colab)}">{words["colab"]}</a>'
         f'<a class="md-button" href="{lab}.ipynb" download>{words["download"]}</a>'
         f'<a class="md-button" href="../../{other}/{lab}/">{words["lab" if other == "labs" else "solution"]}</a>'
         f'<span class="lab-verified">{_inline_code(html.escape(stamp))}</span>'
-        "</div>"
+        + (ran_on_line(ran, lang) if ran else "")
+        + "</div>"
     )
     return bar + _MATHJAX.sub("", _JUPYTER_THEME.sub("", html_text))
+
+
+# ------------------------------------------------------------------ executed outputs on solution pages
+
+# How a build treats a solution notebook whose stored execution (solutions/executed/) is missing or stale:
+#   execute (the default): run it now, store the run, say so in the log (slow: seconds per notebook);
+#   require: fail the build, naming the notebook and `make outputs` (for a deploy that must not run code).
+OUTPUTS_ENV = "DEVICELAB_OUTPUTS"
+SHOWN_DIR = Path(__file__).resolve().parent.parent / ".cache" / "solution-pages"
+_SHOWN: dict[str, dict] = {}  # page src_uri -> the shown run's record (ran_on, code_sha256)
+_CLEAN: dict[str, str] = {}  # page src_uri -> the committed notebook: what "Download" gives
+
+
+def ran_on_line(record: dict, lang: str) -> str:
+    """The line of a solution page that says where and when its outputs ran, keyed to the code that ran."""
+    ran = record["ran_on"]
+    words = ACTION_TEXT[lang]
+    where = words["cpu"] if ran.get("device") in ("cpu", "", None) else (ran.get("gpu") or ran["device"])
+    said = words["ran_on"].format(where=where, torch=ran.get("torch", "?"), date=ran.get("date", "?"))
+    return (f'<p class="solution-ran-on" data-outputs-code="{html.escape(record["code_sha256"])}">'
+            f"{html.escape(said)}</p>")
+
+
+def stored_outputs(notebook: Path, mode: str | None = None, log=None) -> dict:
+    """The fresh stored execution of a solution notebook; executes it first, or fails, when stale (see OUTPUTS_ENV)."""
+    mode = (mode or os.environ.get(OUTPUTS_ENV) or "execute").strip().lower()
+    reason = execute_solutions.staleness(notebook)
+    if reason is None:
+        return execute_solutions.read_json(execute_solutions.store_path(notebook))
+    name = notebook.relative_to(execute_solutions.ROOT).as_posix()
+    if mode == "require":
+        raise PluginError(f"{name}: no fresh stored outputs ({reason}). Run `make outputs` and commit "
+                          f"solutions/executed/, or build without {OUTPUTS_ENV}=require to execute it now.")
+    say = log or (lambda line: print(f"INFO    -  solution outputs: {line}", file=sys.stderr, flush=True))
+    try:
+        return execute_solutions.refresh(notebook, log=say)
+    except Exception as error:  # noqa: BLE001 - the build must say which notebook failed, and why
+        raise PluginError(f"{name} failed to execute, so its page cannot show its outputs: "
+                          f"{type(error).__name__}: {str(error)[-2000:]}") from error
+
+
+def on_pre_page(page, config, files):
+    """Show a solution notebook's page with the outputs of its stored run (the markdown and code as they are now)."""
+    found = _notebook_parts(page)
+    if found is None or found[1] != "solutions":
+        return page
+    lang, _, lab = found
+    source = Path(page.file.abs_src_path)
+    notebook = source.resolve()
+    current = execute_solutions.read_json(notebook)
+    executed = stored_outputs(notebook)
+    shown = execute_solutions.graft(current, executed)
+    target = SHOWN_DIR / lang / f"{lab}.ipynb"  # the same file name: the page's download link uses it
+    target.parent.mkdir(parents=True, exist_ok=True)
+    text = json.dumps(shown, indent=1, ensure_ascii=False)
+    if not target.exists() or target.read_text(encoding="utf-8") != text:
+        partial = target.with_name(f"{target.name}.{os.getpid()}.tmp")  # two builds may run at once
+        partial.write_text(text, encoding="utf-8")
+        os.replace(partial, target)
+    _SHOWN[page.file.src_uri] = executed["metadata"][execute_solutions.META]
+    _CLEAN[page.file.src_uri] = str(source)
+    page.file.abs_src_path = str(target)  # mkdocs-jupyter renders the page from this file
+    return page
+
+
+def _download_the_clean_notebook(page) -> None:
+    # mkdocs-jupyter copies the file it rendered next to the page; the download is the committed notebook.
+    clean = _CLEAN.get(page.file.src_uri)
+    if clean and page.file.abs_dest_path:
+        target = Path(page.file.abs_dest_path).parent / Path(clean).name
+        if target.exists():
+            target.write_bytes(Path(clean).read_bytes())
 
 
 # ------------------------------------------------------------------------------------------------ search
@@ -136,6 +218,7 @@ def with_course_search(output: str, prefix: str, others: list[str]) -> str:
 
 def on_post_page(output: str, page, config) -> str:
     """Make each page's search look only at the pages of its own language, and read Chinese sentences."""
+    _download_the_clean_notebook(page)
     prefix, others = _languages(config)
     return with_course_search(output, prefix, others)
 

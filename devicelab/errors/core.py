@@ -1,0 +1,253 @@
+"""The error index's machinery: families of wordings, a normaliser for pasted text, and the reading of a message.
+
+Everything a family says is data (regexes, routes, templates), so that the "Paste your error" page can apply
+the same rules in the reader's browser: `export()` writes them as JSON and docs/assets/javascripts/explain.js
+interprets them exactly as `diagnose()` does here. Keep the regexes JavaScript-compatible: no inline flags,
+no `\\Z`, no `(?P=name)`, ASCII classes only (they are compiled with re.ASCII here, as JavaScript does).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from ..messages import get_language
+
+# Every device type PyTorch prints, with its optional index ("cuda:0", "mps:0", "cpu").
+DEVICE = (
+    r"(?:cuda|cpu|mps|xpu|meta|hpu|npu|xla|privateuseone|ipu|mtia|lazy|vulkan|hip|mkldnn|maia|ort|ve)(?::\d+)?"
+)
+_DEVICE_TOKEN = re.compile(r"\b" + DEVICE + r"(?![\w-])", re.ASCII)
+
+
+@dataclass(frozen=True)
+class Route:
+    """One routing rule of a family: when every field matches its regex, the message gets this outcome."""
+
+    when: dict[str, str]
+    chapter: str | None
+    confident: bool = True
+    causes: tuple[str, ...] = ()
+    candidates: tuple[str, ...] = ()
+    device_error: bool | None = None  # None: the family's own
+    family: str | None = None  # another family name for this outcome (a dtype mismatch found by the conv wording)
+
+    def applies(self, values: dict[str, str]) -> bool:
+        """True when every condition of the rule holds for these fields."""
+        return all(re.search(pattern, values.get(name, ""), re.ASCII) for name, pattern in self.when.items())
+
+
+@dataclass(frozen=True)
+class ErrorKind:
+    """One family of messages: its wordings (old and new), the chapter that explains it and how to read it."""
+
+    name: str
+    chapter: str | None
+    patterns: tuple[str, ...]
+    example: str
+    reading: dict[str, str] = field(default_factory=dict)
+    # How to read a wording that names no operation (the short "... cuda:0 and cpu!" form), if it differs.
+    reading_without_op: dict[str, str] = field(default_factory=dict)
+    routes: tuple[Route, ...] = ()
+    device_error: bool = True
+    confident: bool = True
+    causes: tuple[str, ...] = ()
+    candidates: tuple[str, ...] = ()
+    # The fields that name a device (or a legacy type name that carries one), read by device_of().
+    device_fields: tuple[str, ...] = ("want", "found")
+    # A field whose text is scanned for device names when the wording has no fixed place for them.
+    scan: str | None = None
+    # Tried only when no other family matched (a catch-all for hand-written checks).
+    fallback: bool = False
+    # Part of the index that lookup() searches; False for families recognised only to be declined.
+    indexed: bool = True
+
+    def compiled(self) -> list[re.Pattern[str]]:
+        """The wordings as compiled regexes (a space in a wording may be missing in a paste)."""
+        return _compiled(self.patterns)
+
+    def match(self, message: str) -> dict[str, str] | None:
+        """The named fields of the first wording that matches `message` (a paste, normalised first), or None."""
+        for variant in dict.fromkeys(normalise(message)):
+            found = self.match_ordered(variant)
+            if found is not None:
+                return {name: value for name, value in found if not name.startswith("_")}
+        return None
+
+    def match_ordered(self, message: str) -> list[tuple[str, str]] | None:
+        """Like match(), with the fields in the order they appear in the message."""
+        for pattern in self.compiled():
+            found = pattern.search(message)
+            if found:
+                named = [(k, v) for k, v in found.groupdict().items() if v is not None]
+                return sorted(named, key=lambda item: found.start(item[0]))
+        return None
+
+    def outcome(self, values: dict[str, str]) -> Route:
+        """The routing rule that applies to these fields (the family's default when none does)."""
+        for route in self.routes:
+            if route.applies(values):
+                return route
+        return Route({}, self.chapter, self.confident, self.causes, self.candidates)
+
+    def chapter_for(self, fields: dict[str, str]) -> str | None:
+        """The chapter that explains a message of this kind with these fields."""
+        return self.outcome(derived(self, list(fields.items()))).chapter
+
+
+_CACHE: dict[tuple[str, ...], list[re.Pattern[str]]] = {}
+
+
+def js_source(pattern: str) -> str:
+    """A wording as the regex both Python and JavaScript compile: spaces optional, named groups in JS syntax."""
+    return pattern.replace(" ", " ?")
+
+
+def _compiled(patterns: tuple[str, ...]) -> list[re.Pattern[str]]:
+    if patterns not in _CACHE:
+        _CACHE[patterns] = [re.compile(js_source(p), re.ASCII) for p in patterns]
+    return _CACHE[patterns]
+
+
+# --------------------------------------------------------------------------------------------- devices
+
+
+def device_of(value: str) -> str:
+    """The device a field names: a device string, a legacy type name (torch.cuda.FloatTensor), CPU/GPU, an index."""
+    v = value.strip().strip("'\"")
+    low = v.lower()
+    if re.fullmatch(DEVICE, low, re.ASCII):
+        return low
+    glued = re.fullmatch(r"([a-z]+)(\d+)", low, re.ASCII)  # "cuda1": a title that lost its colon
+    if glued and re.fullmatch(DEVICE, glued.group(1), re.ASCII):
+        return glued.group(1) + ":" + glued.group(2)
+    if re.fullmatch(r"\d+", v):
+        return "cuda:" + v
+    if low in ("gpu", "cuda"):
+        return "cuda"
+    if low == "cpu":
+        return "cpu"
+    if low.startswith("torch.cuda.") or low.startswith("cuda") or "cuda" in low.split("."):
+        return "cuda"
+    if low.startswith("torch.mps.") or low.startswith("mps"):
+        return "mps"
+    if low.startswith("torch.xpu.") or low.startswith("xpu"):
+        return "xpu"
+    if re.fullmatch(r"torch\.\w+tensor", low, re.ASCII) or low.startswith("cpu"):
+        return "cpu"
+    return ""
+
+
+def dtype_of(value: str) -> str:
+    """The dtype a legacy type name carries (torch.cuda.HalfTensor -> Half), or ''."""
+    v = value.strip()
+    found = re.fullmatch(r"(?:torch\.(?:cuda\.|mps\.|xpu\.)?|CUDA|CPU|MPS|XPU)(\w+?)(?:Tensor|Type)", v, re.ASCII)
+    if found:
+        return found.group(1)
+    found = re.fullmatch(r"(?:c10::)?(\w+)", v, re.ASCII)
+    if found and found.group(1).lower() in ("half", "float", "double", "bfloat16", "long", "int", "bool"):
+        return {"half": "Half", "float": "Float", "double": "Double", "bfloat16": "BFloat16", "long": "Long",
+                "int": "Int", "bool": "Bool"}[found.group(1).lower()]
+    return ""
+
+
+def derived(kind: ErrorKind, ordered: list[tuple[str, str]]) -> dict[str, str]:
+    """The fields of a match plus what routing reads from them: each side's device, the pair's relation."""
+    values = dict(ordered)
+    devices: list[str] = []
+    if kind.scan and kind.scan in values:
+        for token in _DEVICE_TOKEN.findall(values[kind.scan]):
+            if token not in devices:
+                devices.append(token)
+        for name, device in zip(("dev1", "dev2"), devices[:2]):
+            values[name] = device
+    else:
+        for name, raw in ordered:
+            if name in kind.device_fields:
+                device = device_of(raw)
+                values[name + "_dev"] = device
+                values[name + "_dtype"] = dtype_of(raw)
+                if device:
+                    devices.append(device)
+    values["devices"] = ",".join(devices)
+    values["relation"] = _relation(devices)
+    values["types"] = ",".join(sorted({d.split(":")[0] for d in devices}))
+    dtypes = [values.get(n + "_dtype", "") for n in kind.device_fields]
+    values["dtypes"] = ("same" if dtypes[0] == dtypes[1] else "different") if len(dtypes) == 2 and all(dtypes) else ""
+    return values
+
+
+def _relation(devices: list[str]) -> str:
+    if len(devices) < 2:
+        return ""
+    a, b = devices[0], devices[1]
+    if a == b:
+        return "same"
+    type_a, _, index_a = a.partition(":")
+    type_b, _, index_b = b.partition(":")
+    if type_a != type_b:
+        return "type"
+    return "index" if index_a and index_b and index_a != index_b else "same"
+
+
+# --------------------------------------------------------------------------------------------- pastes
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+_QUOTE = re.compile(r"^[ \t]*(?:>[ \t]?)+")
+_BOX = re.compile(r"[\u2500-\u257f]")
+_PUNCTUATION = {0x2018: "'", 0x2019: "'", 0x201C: '"', 0x201D: '"', 0x3000: " ", 0x3002: ".", 0x3001: ",", 0x60: ""}
+_PUNCTUATION.update({code: chr(code - 0xFEE0) for code in range(0xFF01, 0xFF5F)})
+
+
+def normalise(text: str) -> tuple[str, str]:
+    """A pasted text as one line, two ways: lines joined with a space, and lines glued (a word wrapped mid-way)."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    text = _ANSI.sub("", text).translate(_PUNCTUATION)
+    lines = [_BOX.sub(" ", _QUOTE.sub("", line)) for line in text.split("\n")]
+    spaced = re.sub(r"\s+", " ", " ".join(lines)).strip()
+    glued = re.sub(r"\s+", " ", "".join(line.strip() for line in lines)).strip()
+    return spaced, glued
+
+
+# --------------------------------------------------------------------------------------------- matches
+
+
+@dataclass(frozen=True)
+class Match:
+    """A pasted message recognised by the index."""
+
+    kind: ErrorKind
+    fields: dict[str, str]
+    order: tuple[str, ...] = ()
+    markers: dict[str, str] = field(default_factory=dict)  # groups named _x: which wording matched, for routing
+
+    @property
+    def values(self) -> dict[str, str]:
+        """The fields plus what routing reads from them."""
+        names = self.order or tuple(self.fields)
+        values = derived(self.kind, [(name, self.fields[name]) for name in names if name in self.fields])
+        return {**self.markers, **values}
+
+    @property
+    def outcome(self) -> Route:
+        """The routing rule that decides this message's chapter and causes."""
+        return self.kind.outcome(self.values)
+
+    @property
+    def chapter(self) -> str | None:
+        """The chapter that explains this message."""
+        return self.outcome.chapter
+
+    def reading(self, lang: str | None = None) -> str:
+        """A one-paragraph reading of the message, in the chosen language."""
+        short = "op" not in self.fields and "want" in self.fields and bool(self.kind.reading_without_op)
+        template = (self.kind.reading_without_op if short else self.kind.reading).get(lang or get_language(), "")
+        return fill(template, self.values)
+
+
+_PLACEHOLDER = re.compile(r"\{(\w+)\}")
+
+
+def fill(template: str, values: dict[str, str]) -> str:
+    """A template with its {placeholders} filled in ('?' where the message did not say)."""
+    return _PLACEHOLDER.sub(lambda m: values.get(m.group(1)) or "?", template)

@@ -1,0 +1,631 @@
+"""The families of messages the index knows, in the order they are tried: device errors first, then the
+errors it recognises only to decline them (dtype, shape, memory, CUDA runtime) with a one-line pointer.
+
+Wordings come from PyTorch's sources 1.0-2.14 (the generated check in each version, hand-written TORCH_CHECKs,
+torch/nn/parallel, torch/serialization.py, the MPS kernels) and from messages users pasted in public threads,
+Chinese renderings included.
+"""
+
+from __future__ import annotations
+
+from .core import DEVICE, ErrorKind, Route
+
+D = DEVICE
+ACCEL = r"^(cuda|mps|xpu|hpu|npu|xla|privateuseone|mtia|hip)"
+MATMUL = r"addmm|_mm$|^mm$|bmm|matmul|linear|addmv|_mv$|baddbmm|addbmm"
+NORM_CONV = r"layer_norm|batch_norm|group_norm|instance_norm|conv|convolution|cudnn|prelu"
+
+# Chinese renderings that Chinese posts quote (machine or hand translations of the English sentence).
+ZH_SAME = r"(?:预期|期望|应该|要求)?所有(?:的)?张量(?:都)?(?:应该)?(?:在|位于|处于)同一(?:个)?设备上"
+
+# --------------------------------------------------------------------------------------------- device errors
+
+SAME_DEVICE = ErrorKind(
+    name="same_device",
+    chapter="01-devices",
+    confident=False,
+    candidates=("05-inside", "09-debugging"),
+    causes=("batch_not_moved", "model_not_moved", "layer_outside_to"),
+    patterns=(
+        # torch >= 2.8
+        r"Expected all tensors to be on the same device, but got (?P<arg>\w+) is on "
+        r"(?P<found>" + D + r"), different from other tensors on (?P<want>" + D + r")"
+        r"(?: \(when checking argument in method (?P<op>\w+))?",
+        # torch 1.9 .. 2.7 (1.9 spells it "arugment"); the short form, with no operation, is TensorIterator's
+        r"Expected all tensors to be on the same device, but found (?P<_form>at least two devices), (?P<want>" + D +
+        r") and "
+        r"(?P<found>" + D + r")!?(?: \(when checking (?:argument|arugment) for argument (?P<arg>\w+) in method "
+        r"(?P<op>\w+))?",
+        # hand-written cuBLAS/CPU addmm checks (2.x)
+        r"Expected all tensors to be on the same device\. (?P<op>\w+):? expected '(?P<arg>\w+)' to be (?:a )?"
+        r"(?P<want>CUDA|CPU)(?: tensor)?, but got (?:tensor on )?(?P<found>" + D + r"|CUDA|CPU)",
+        # torch 1.0 .. 1.8 (the TH/THC legacy functions)
+        r"Expected object of device type (?P<want>\w+) but got device type (?P<found>\w+)(?! for sequence)(?: for argument #\d+ "
+        r"'(?P<arg>\w+)')?(?: in call to (?P<op>\w+))?",
+        # torch <= 1.3
+        r"Expected object of backend (?P<want>\w+) but got backend (?P<found>\w+)(?! for sequence)(?: for argument #\d+ "
+        r"'(?P<arg>\w+)')?",
+        # torch 0.4 .. 1.0: legacy type names carry the device (and the dtype: same device is a dtype error)
+        r"Expected object of type (?P<want>torch\.[\w.]+?)\.? but found type (?P<found>torch\.[\w.]+?)\.?(?: for "
+        r"argument #\d+ '(?P<arg>\w+)')?(?![\w.])",
+        # torch 1.4 .. 1.8 checkSameGPU (aten/src/ATen/TensorUtils.cpp): names the argument(s) on the CPU
+        r"Tensor for (?:argument #\d+ )?'(?P<arg>\w+)' is on (?P<found>CPU|GPU),(?: Tensor for [^,]*? is on CPU,)* "
+        r"but expected (?:it|them) to be on (?P<want>GPU)(?: \(while checking arguments for (?P<op>\w+))?",
+        r"Tensor for (?:argument #\d+ )?'(?P<arg>\w+)' is on (?P<found>CPU)",
+        # TensorIterator in torch 1.3 .. 1.5, and 1.0 .. 1.2
+        r"(?P<_form>expected device) (?P<want>" + D + r")(?: and dtype \w+)? but got device (?P<found>" + D + r")",
+        r"expected type (?P<want>torch\.[\w.]+Tensor) but got (?P<found>torch\.[\w.]+Tensor)",
+        # Apple MPS has no generated check: F.linear and other kernels say this instead
+        r"Tensor for argument (?:#\d+ )?'?(?P<arg>\w+)'? is on (?P<found>" + D + r") but expected on (?P<want>mps)",
+        r"(?P<_mps>Placeholder storage has not been allocated on MPS device)",
+        # Chinese renderings
+        ZH_SAME + r"[^!]{0,40}?(?P<want>" + D + r") ?(?:和|与|以及|and) ?(?P<found>" + D + r")"
+        r"(?:[^!]{0,60}?(?:参数|argument) ?(?P<arg>\w+)[^!]{0,30}?(?:方法|method) ?(?P<op>\w+))?",
+        ZH_SAME,
+        r"张量[^!]{0,20}?在 ?(?P<want>" + D + r") ?(?:和|与|以及) ?(?P<found>" + D + r")",
+        r"期望 ?(?P<want>cuda|cpu|CUDA|CPU) ?类型(?:的)?对象,? ?但(?:是)?得到(?:了)? ?(?P<found>cuda|cpu|CUDA|CPU)",
+        # a paste cut short after the head
+        r"Expected all tensors to be on the same device",
+    ),
+    routes=(
+        Route({"relation": "^index$"}, "06-multigpu", True, ("multi_gpu_mix",), ("09-debugging",)),
+        Route({"relation": "^same$", "dtypes": "different"}, "08-amp", True, (), (), False, "dtype_mismatch"),
+        Route({"types": "meta"}, "07-checkpoints", False, ("meta_weights",), ("09-debugging",)),
+        Route({"_mps": "."}, "01-devices", False, ("mps_mix", "layer_outside_to"), ("05-inside",)),
+        Route({"op": "_foreach|fused_adam|_adam|adamw|_sgd|optim"}, "07-checkpoints", False, ("optimizer_state",),
+              ("02-dataparallel", "09-debugging")),
+        # the class weights of CrossEntropyLoss / NLLLoss: chapter 02's section, whichever side moved
+        Route({"op": "nll_loss|cross_entropy", "arg": "^weight$"}, "02-dataparallel", True,
+              ("loss_weight_not_moved", "model_not_moved")),
+        Route({"op": "nll_loss|cross_entropy|loss", "arg": "^target$", "found_dev": "^cpu"}, "03-embedding", True,
+              ("labels_not_moved",)),
+        Route({"op": "nll_loss|cross_entropy|loss", "arg": "^target$"}, "01-devices", False,
+              ("model_not_moved", "labels_not_moved"), ("03-embedding", "02-dataparallel")),
+        Route({"op": "index_select|embedding", "arg": "^ind", "found_dev": "^cpu"}, "03-embedding", True,
+              ("ids_not_moved",)),
+        Route({"op": "index_select|embedding"}, "03-embedding", True, ("table_not_moved", "ids_not_moved")),
+        Route({"op": "gather|scatter|index_add|index_put|index_copy|take"}, "05-inside", False,
+              ("tensor_made_inside", "ids_not_moved"), ("03-embedding", "01-devices")),
+        Route({"op": "^$", "arg": "^(index|indices)$"}, "03-embedding", False, ("ids_not_moved", "table_not_moved"),
+              ("05-inside", "01-devices")),
+        Route({"op": "_cat|_stack|^cat$|^stack$", "arg": "^tensors$"}, "05-inside", False,
+              ("tensor_made_inside", "batch_not_moved"), ("01-devices",)),
+        Route({"arg": "^tensors$"}, "05-inside", False, ("tensor_made_inside", "batch_not_moved"), ("01-devices",)),
+        # a norm or conv layer's own parameters on the CPU, its input on the accelerator
+        Route({"op": NORM_CONV, "arg": "^(weight|bias|running_mean|running_var)$", "found_dev": "^cpu"}, "05-inside",
+              False, ("layer_outside_to", "model_not_moved"), ("01-devices", "02-dataparallel")),
+        Route({"op": NORM_CONV, "arg": "^(weight|bias)$"}, "01-devices", False, ("batch_not_moved", "model_not_moved"),
+              ("02-dataparallel",)),
+        Route({"op": NORM_CONV, "arg": "^(self|input)$", "found_dev": "^cpu"}, "01-devices", True,
+              ("batch_not_moved",), ("02-dataparallel",)),
+        Route({"op": NORM_CONV}, "01-devices", False, ("model_not_moved", "batch_not_moved"), ("02-dataparallel",)),
+        # nn.Linear is addmm(bias, input, weight.T): mat1 is the input, mat2 the weight
+        Route({"arg": "^(mat1|input)$", "found_dev": "^cpu"}, "01-devices", True, ("batch_not_moved",)),
+        Route({"arg": "^(mat1|input)$", "want_dev": "^cpu"}, "01-devices", True, ("model_not_moved",),
+              ("02-dataparallel", "05-inside")),
+        Route({"arg": "^(mat2|self|vec|batch2|weight)$"}, "01-devices", False,
+              ("model_not_moved", "layer_outside_to", "batch_not_moved"), ("05-inside", "02-dataparallel")),
+        Route({"arg": "^other$"}, "01-devices", False, ("tensor_made_inside", "batch_not_moved"), ("05-inside",)),
+        # the short form: an element-wise operation, often with a tensor the model holds or makes (chapter 05)
+        Route({"_form": ".", "op": "^$"}, "01-devices", False, ("tensor_made_inside", "batch_not_moved", "model_not_moved"),
+              ("05-inside", "09-debugging")),
+    ),
+    example="Expected all tensors to be on the same device, but got weight is on cpu, "
+    "different from other tensors on cuda:0 (when checking argument in method "
+    "wrapper_CUDA_nll_loss_forward)",
+    reading={
+        "en": "PyTorch checked the devices of every tensor an operation receives before running it. The operation "
+        "({op}) got its argument `{arg}` on {found} while the first tensor it checked was on {want}. The check names "
+        "the first argument that differs from the first tensor, which is not always the misplaced one: decide which "
+        "device you meant (usually the accelerator) and move whatever is on the other one.",
+        "zh": "PyTorch 在执行运算前检查了它收到的每个张量所在的设备。运算（{op}）的参数 `{arg}` 在 {found} 上，"
+        "而它检查的第一个张量在 {want} 上。检查点名的是第一个与第一个张量设备不同的参数，不一定就是放错的那个："
+        "想清楚本该在哪个设备上（通常是加速器），再把不在那里的东西移过去。",
+    },
+    reading_without_op={
+        "en": "PyTorch found the tensors of one operation on two devices, {want} and {found}. This short form of the "
+        "message names neither the operation nor the argument, and it lists the two devices in a fixed order, not by "
+        "which tensor is misplaced. The operation is the last line of your own code in the traceback: print the "
+        "`.device` of every tensor it uses, decide which device you meant (usually the model's), and move whatever is "
+        "on the other one.",
+        "zh": "PyTorch 发现同一个运算的张量分布在两个设备上：{want} 和 {found}。这种简短的报错既不说是哪个运算，"
+        "也不说是哪个参数，而且两个设备按固定顺序列出，并不表示哪个张量放错了。出错的运算就是 traceback 里"
+        "你自己代码的最后一行：打印它用到的每个张量的 `.device`，想清楚它们本该在哪个设备上（通常是模型所在的"
+        "设备），再把不在那里的张量移过去。",
+    },
+)
+
+CONV = ErrorKind(
+    name="conv_input_weight_type",
+    chapter="02-dataparallel",
+    device_fields=("input", "weight"),
+    patterns=(
+        r"Input type \((?P<input>[^)]+)\) and weight type \((?P<weight>[^)]+)\) should be the same",
+        r"输入类型 ?\((?P<input>[^)]+)\) ?(?:和|与)权重类型 ?\((?P<weight>[^)]+)\)",
+        # the same check, cut short, and MPS's own wordings (the reproduce helper accepts them on a Mac)
+        r"Input type \((?P<input>[^)]+)\) and weight type \((?P<weight>[^)]+)\)",
+        r"Tensor for argument (?:#\d+ )?'?(?P<arg>\w+)'? is on (?P<found>" + D + r") but expected on (?P<want>mps)",
+        r"(?P<_mps>Placeholder storage has not been allocated on MPS device)",
+    ),
+    routes=(
+        Route({"relation": "^same$"}, "08-amp", True, (), (), False, "dtype_mismatch"),
+        Route({"relation": "^index$"}, "06-multigpu", True, ("multi_gpu_mix",)),
+        Route({"_mps": "."}, "01-devices", False, ("mps_mix",), ("05-inside",)),
+        Route({"want": "mps"}, "01-devices", False, ("mps_mix",), ("05-inside",)),
+        Route({"devices": "^$"}, "08-amp", True, (), (), False, "dtype_mismatch"),
+        Route({"input_dev": ACCEL, "weight_dev": "^cpu"}, "02-dataparallel", False,
+              ("model_not_moved", "layer_outside_to"), ("01-devices", "05-inside")),
+        Route({"input_dev": "^cpu", "weight_dev": ACCEL}, "01-devices", True, ("batch_not_moved",),
+              ("02-dataparallel",)),
+    ),
+    confident=False,
+    causes=("model_not_moved", "batch_not_moved"),
+    candidates=("01-devices",),
+    example="Input type (torch.cuda.FloatTensor) and weight type (torch.FloatTensor) should be the same",
+    reading={
+        "en": "A convolution compares its input with its weight before it runs. The input's type is {input} and the "
+        "weight's is {weight}: the legacy type names carry the device (`torch.cuda.FloatTensor` is a float32 tensor "
+        "on a GPU, `torch.FloatTensor` one on the CPU) and the dtype. Here the input is on {input_dev} and the "
+        "weight on {weight_dev}.",
+        "zh": "卷积在运行前会比较输入和权重。输入的类型是 {input}，权重的类型是 {weight}：这些旧式类型名里包含了设备"
+        "（`torch.cuda.FloatTensor` 是 GPU 上的 float32 张量，`torch.FloatTensor` 是 CPU 上的）和数据类型。"
+        "这里输入在 {input_dev} 上，权重在 {weight_dev} 上。",
+    },
+)
+
+DATAPARALLEL = ErrorKind(
+    name="dataparallel_module_device",
+    chapter="06-multigpu",
+    causes=("dataparallel_module",),
+    candidates=("02-dataparallel",),
+    patterns=(
+        r"module must have its parameters and buffers on device (?P<want>" + D + r") ?\(device_ids\[0\]\) ?but found "
+        r"one of them on device ?: ?(?P<found>" + D + r")",
+        r"module must have its parameters and buffers on device",
+        r"(?:模型|模块)(?:的)?参数和缓冲区必须(?:位于|在) ?(?:设备 ?)?(?P<want>[a-z]+:?\d*)[^,]{0,30}?(?:,? ?但(?:是)?"
+        r"发现(?:其中)?(?:有)?一个(?:位于|在) ?(?:设备 ?)?(?P<found>[a-z]+:?\d*))?",
+    ),
+    example="module must have its parameters and buffers on device cuda:0 (device_ids[0]) "
+    "but found one of them on device: cpu",
+    reading={
+        "en": "DataParallel copies the module from device_ids[0] ({want}) to the other GPUs on every forward pass, so "
+        "the module must already be there; one parameter or buffer was on {found}.",
+        "zh": "DataParallel 每次前向传播都会把模块从 device_ids[0]（{want}）复制到其他 GPU，所以模块必须已经在那里；"
+        "但有一个参数或缓冲区在 {found} 上。",
+    },
+)
+
+DDP = ErrorKind(
+    name="ddp_device",
+    chapter="06-multigpu",
+    causes=("ddp_setup",),
+    patterns=(
+        r"DistributedDataParallel device_ids and output_device arguments only work with single-device",
+        r"DistributedDataParallel's input module must be on the same type of devices",
+        r"Duplicate GPU detected ?: rank \d+ and rank \d+ both on CUDA device",
+        r"Attempt to perform collective on tensor not on device passed to init_process_group",
+        r"Tensors must be CUDA and dense",
+        r"No backend type associated with device type (?P<found>\w+)",
+        r"ProcessGroupNCCL is only supported with GPUs",
+        r"Expected tensor for argument #\d+ '(?P<arg>\w+)' to have the same device as tensor for argument #\d+ "
+        r"'\w+' ?; but device (?P<found>\d+) does not equal (?P<want>\d+)(?: \(while checking arguments for "
+        r"(?P<op>\w+))?",
+        r"(?P<_thc>arguments are located on different GPUs)",
+        r"(?P<_thc>THC\w*_checkGPU|checkGPU)",
+        r"all tensors must be on devices\[0\]",
+    ),
+    routes=(Route({"_thc": "."}, "06-multigpu", False, ("multi_gpu_mix",), ("01-devices",)),),
+    example="DistributedDataParallel device_ids and output_device arguments only work with single-device/multiple-"
+    "device GPU modules or CPU modules, but got device_ids [0], output_device None, and module parameters "
+    "{device(type='cpu')}.",
+    reading={
+        "en": "A multi-GPU setup put a module or a tensor on another device than the one its process or wrapper "
+        "expects (DistributedDataParallel, process groups, or two GPUs in one operation).",
+        "zh": "多卡设置中，某个模块或张量所在的设备与其进程或包装器预期的不同"
+        "（DistributedDataParallel、进程组，或一个运算里出现了两块 GPU）。",
+    },
+)
+
+INDICES_CURRENT = ErrorKind(
+    name="indices_current_device",
+    chapter="03-embedding",
+    causes=("ids_not_moved", "table_not_moved"),
+    device_fields=(),
+    patterns=(r"[Ii]nput, output and indices must be on the current device", r"输入,? ?输出和索引必须在当前设备上"),
+    example="Input, output and indices must be on the current device",
+    reading={
+        "en": "This is the PyTorch 1.7–1.8 wording of an index operation (an nn.Embedding lookup, index_select) whose "
+        "weight and indices are on different devices. Since 1.9 the same mistake prints the generated device check "
+        "instead (\"... but got index is on cpu ...\").",
+        "zh": "这是 PyTorch 1.7–1.8 对索引类运算（nn.Embedding 查表、index_select）的措辞：权重和索引在不同的设备上。"
+        "从 1.9 起，同样的错误打印的是自动生成的设备检查（“... but got index is on cpu ...”）。",
+    },
+)
+
+RNN = ErrorKind(
+    name="rnn_hidden_device",
+    chapter="05-inside",
+    causes=("hidden_state",),
+    candidates=("01-devices",),
+    patterns=(
+        # RNN, LSTM and GRU check their own devices (aten/src/ATen/native/RNN.cpp)
+        r"Input and (?P<arg>hidden|parameter) tensors are not at the same device, found input tensor at "
+        r"(?P<want>" + D + r") and (?:hidden|parameter) tensor at (?P<found>" + D + r")",
+        r"Input and (?P<arg>hidden|parameter) tensors are not at the same device",
+        r"输入(?:张量)?和(?P<arg>隐藏|参数)(?:状态)?张量不在同一(?:个)?设备",
+    ),
+    routes=(
+        Route({"relation": "^index$"}, "06-multigpu", True, ("multi_gpu_mix",)),
+        Route({"arg": "^(parameter|参数)$"}, "01-devices", False, ("model_not_moved", "batch_not_moved"),
+              ("05-inside",)),
+    ),
+    example="Input and hidden tensors are not at the same device, found input tensor at cuda:0 and "
+    "hidden tensor at cpu",
+    reading={
+        "en": "An RNN, LSTM or GRU compares the devices of its input and of its {arg} tensors before it runs: the "
+        "input is on {want}, a {arg} tensor on {found}. Decide which device you meant, then move the other. A hidden "
+        "state is not a parameter: `model.to()` never moves the `h0` you build. Create it where the input is: "
+        "`x.new_zeros(layers, batch, hidden)` or `torch.zeros(..., device=x.device)` — or pass no hidden state at all "
+        "(zeros on the input's device are the default).",
+        "zh": "RNN、LSTM 和 GRU 在运行前会比较输入张量与 {arg} 张量所在的设备：输入在 {want} 上，有一个 {arg} 张量在 "
+        "{found} 上。先想清楚应该在哪个设备上，再把另一个移过去。隐藏状态不是参数：`model.to()` 不会移动你自己构造的 "
+        "`h0`。请在输入所在的设备上创建它：`x.new_zeros(layers, batch, hidden)` 或 "
+        "`torch.zeros(..., device=x.device)`；也可以干脆不传隐藏状态（默认就是输入所在设备上的全零张量）。",
+    },
+)
+
+CAT = ErrorKind(
+    name="cat_same_device",
+    chapter="05-inside",
+    confident=False,
+    causes=("tensor_made_inside", "batch_not_moved"),
+    candidates=("01-devices",),
+    patterns=(
+        # torch.cat of tensors on two devices in older PyTorch 1.x, quoted from public reports
+        # (current versions print the generated check, naming `tensors` in wrapper_..._cat: see same_device)
+        r"All input tensors must be on the same device(?:\. Received (?P<want>" + D + r") and (?P<found>" + D + r"))?",
+        r"Expected object of backend (?P<want>\w+) but got backend (?P<found>\w+) for sequence element "
+        r"(?P<arg>\d+) in sequence argument at position #\d+ 'tensors'",
+        r"Expected a Tensor of type (?P<want>torch\.[\w.]+) but found a type (?P<found>torch\.[\w.]+) for sequence "
+        r"element (?P<arg>\d+)",
+    ),
+    routes=(
+        Route({"relation": "^same$", "dtypes": "different"}, "08-amp", True, (), (), False, "dtype_mismatch"),
+        Route({"relation": "^index$"}, "06-multigpu", True, ("multi_gpu_mix",)),
+    ),
+    example="All input tensors must be on the same device. Received cuda:0 and cpu",
+    reading={
+        "en": "This is how older PyTorch 1.x versions worded a torch.cat (or torch.stack) of tensors on two devices "
+        "({want} and {found}). Current versions print the generated device check instead (\"... but got tensors is "
+        "on cpu ... wrapper_CUDA_cat\").",
+        "zh": "这是较早的 PyTorch 1.x 版本对 torch.cat（或 torch.stack）拼接两个设备（{want} 和 {found}）上张量时的措辞。"
+        "现在的版本打印的是自动生成的设备检查（“... but got tensors is on cpu ... wrapper_CUDA_cat”）。",
+    },
+)
+
+ADVANCED_INDEX = ErrorKind(
+    name="index_device",
+    chapter="05-inside",
+    confident=False,
+    causes=("index_device", "tensor_made_inside"),
+    candidates=("01-devices", "03-embedding"),
+    patterns=(
+        r"indices should be either on cpu or on the same device as the indexed tensor \((?P<want>" + D +
+        r")\)",
+        r"indices should be either on cpu or on the same device",
+        r"索引应(?:该)?(?:位于|在) ?cpu ?上?或(?:与|和)被索引(?:的)?张量(?:位于|在)同一(?:个)?设备",
+    ),
+    device_fields=("want",),
+    example="indices should be either on cpu or on the same device as the indexed tensor (cpu)",
+    reading={
+        "en": "Advanced indexing (`t[idx]`, `t[mask]`) got indices on another device than the tensor it indexes, "
+        "which is on {want}.",
+        "zh": "高级索引（`t[idx]`、`t[mask]`）收到的索引与被索引的张量不在同一设备上，被索引的张量在 {want} 上。",
+    },
+)
+
+META = ErrorKind(
+    name="expected_device",
+    chapter="01-devices",
+    confident=False,
+    causes=("batch_not_moved", "model_not_moved"),
+    candidates=("05-inside", "09-debugging"),
+    patterns=(
+        # torch/_prims_common check_same_device and meta kernels
+        r"Tensor on device (?P<found>" + D + r") is not on the expected device (?P<want>" + D + r")",
+    ),
+    routes=(
+        Route({"types": "meta"}, "07-checkpoints", False, ("meta_weights",), ("09-debugging",)),
+        Route({"relation": "^index$"}, "06-multigpu", True, ("multi_gpu_mix",)),
+    ),
+    example="Tensor on device meta is not on the expected device cuda:0!",
+    reading={
+        "en": "An operation expected every tensor on {want} and found one on {found}.",
+        "zh": "某个运算要求所有张量都在 {want} 上，却发现有一个在 {found} 上。",
+    },
+)
+
+GENERATOR = ErrorKind(
+    name="generator_device",
+    chapter="09-debugging",
+    confident=False,
+    causes=("generator_device",),
+    candidates=("04-batches",),
+    patterns=(r"Expected an? '(?P<want>\w+)' device type for generator but found '(?P<found>\w+)'",),
+    example="Expected a 'cuda' device type for generator but found 'cpu'",
+    reading={
+        "en": "A random-number generator on {found} was asked to produce numbers for {want} (`torch.randperm`, "
+        "`torch.randint`, ... with `generator=`).",
+        "zh": "一个位于 {found} 的随机数生成器被要求为 {want} 生成随机数（带 `generator=` 的 `torch.randperm`、"
+        "`torch.randint` 等）。",
+    },
+)
+
+NUMPY = ErrorKind(
+    name="numpy_device",
+    chapter="09-debugging",
+    confident=False,
+    causes=("numpy_device",),
+    candidates=("01-devices",),
+    device_fields=("found",),
+    patterns=(r"can't convert (?P<found>" + D + r") device type tensor to numpy",),
+    example="can't convert cuda:0 device type tensor to numpy. Use Tensor.cpu() to copy the tensor to host memory "
+    "first.",
+    reading={
+        "en": "`.numpy()` was called on a tensor on {found}; NumPy arrays live in CPU memory.",
+        "zh": "对 {found} 上的张量调用了 `.numpy()`；NumPy 数组只存在于 CPU 内存中。",
+    },
+)
+
+DESERIALIZE = ErrorKind(
+    name="cuda_deserialize",
+    chapter="07-checkpoints",
+    causes=("map_location",),
+    device_fields=(),
+    patterns=(
+        # torch/serialization.py: a storage saved on a GPU, loaded where that GPU does not exist
+        r"Attempting to deserialize object on (?:a )?(?P<want>\w+) device but torch\.\w+\.is_available\(\) is False",
+        r"Attempting to deserialize object on (?P<want>\w+) device \d+ but torch\.\w+\.device_count\(\) is \d+",
+        r"(?:试图|尝试)在 ?(?P<want>\w+) ?设备上反序列化对象",
+        # a traceback cut before the message, through the function that restores a storage's device
+        r"(?P<_frame>default_restore_location)",
+    ),
+    routes=(Route({"_frame": "."}, "07-checkpoints", False, ("map_location",), ("09-debugging",)),),
+    example="Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is False. "
+    "If you are running on a CPU-only machine, please use torch.load with map_location=torch.device('cpu') "
+    "to map your storages to the CPU.",
+    reading={
+        "en": "The checkpoint records, for every tensor, the device it was saved from ({want}), and torch.load puts it "
+        "back there by default; this machine does not have that device. Tell torch.load where to put the tensors: "
+        "`torch.load(path, map_location=device)`.",
+        "zh": "检查点为每个张量记下了保存时所在的设备（{want}），torch.load 默认会把它放回那里；可这台机器上没有那个设备。"
+        "请告诉 torch.load 把张量放到哪里：`torch.load(path, map_location=device)`。",
+    },
+)
+
+LEGACY_ARGUMENTS = ErrorKind(
+    name="legacy_argument_types",
+    chapter=None,
+    device_error=False,
+    device_fields=(),
+    patterns=(
+        # PyTorch 0.x: a Python binding given tensors of the wrong legacy types, CPU and CUDA ones mixed or not
+        r"(?P<op>\w+) received an invalid combination of arguments - got \((?P<tail>[^!]{0,400})",
+    ),
+    routes=(
+        Route({"op": "NLLCriterion|CrossEntropy", "tail": r"^(?=.*torch\.cuda\.)(?=.*torch\.[A-Z])"}, "02-dataparallel",
+              False, ("loss_weight_not_moved", "labels_not_moved"), ("03-embedding", "01-devices"), True),
+        Route({"tail": r"^(?=.*torch\.cuda\.)(?=.*torch\.[A-Z])"}, "01-devices", False,
+              ("batch_not_moved", "model_not_moved", "optimizer_state"), ("05-inside", "07-checkpoints"), True),
+    ),
+    example="CudaClassNLLCriterion_updateOutput received an invalid combination of arguments - got (int, "
+    "torch.cuda.FloatTensor, torch.cuda.LongTensor, torch.cuda.FloatTensor, bool, torch.FloatTensor, "
+    "torch.cuda.FloatTensor, int)",
+    reading={
+        "en": "A PyTorch 0.x function ({op}) received arguments of the wrong legacy types; when the list mixes "
+        "`torch.cuda.*Tensor` and `torch.*Tensor`, tensors on the GPU and on the CPU were mixed.",
+        "zh": "PyTorch 0.x 的函数（{op}）收到了类型不对的参数；如果列表里同时有 `torch.cuda.*Tensor` 和 "
+        "`torch.*Tensor`，就是 GPU 上和 CPU 上的张量混在了一起。",
+    },
+)
+
+HAND_WRITTEN = ErrorKind(
+    name="hand_written_device_check",
+    chapter="01-devices",
+    confident=False,
+    causes=("batch_not_moved", "tensor_made_inside", "model_not_moved"),
+    candidates=("05-inside", "09-debugging"),
+    scan="tail",
+    fallback=True,
+    patterns=(
+        # the many hand-written TORCH_CHECKs: "X and Y must be on the same device", "expected ... to be on same
+        # device, but got ...", "... must have the same device", "Expected b and A to be on the same device" ...
+        r"\b(?P<op>[a-z_][\w.]*)(?:\(\))?: ?[^.!?:]{0,80}?(?:to be|must be|need to be|should be|be|are not|is not|are)"
+        r" (?:on|in|at) (?:the )?same device(?P<tail>[^!?]{0,160})",
+        r"(?:to be|must be|need to be|should be|be|are not|is not|are) (?:on|in|at) (?:the )?same device"
+        r"(?P<tail>[^!?]{0,160})",
+        r"(?:must|to|should) have the same device(?P<tail>[^!?]{0,160})",
+        r"(?P<tail>Expected [\w ,]+ to have the same device type, but got[^!?]{0,160})",
+        r"(?P<tail>(?:all )?tensors must all be on the same device[^!?]{0,80})",
+        r"(?P<tail>\w+ must be (?:a )?(?:CUDA|cuda|GPU) tensor[^!?]{0,80})",
+        r"(?P<tail>expected (?:input|\w+) to be on (?:the )?(?:same )?(?:device|cuda|CUDA)[^!?]{0,120})",
+    ),
+    routes=(
+        Route({"tail": "dtype except"}, "07-checkpoints", False, ("optimizer_state",), ("02-dataparallel",)),
+        Route({"relation": "^index$"}, "06-multigpu", True, ("multi_gpu_mix",)),
+        Route({"types": "meta"}, "07-checkpoints", False, ("meta_weights",), ("09-debugging",)),
+        Route({"tail": "CUDA tensor|GPU tensor"}, "09-debugging", False, ("custom_kernel", "batch_not_moved"),
+              ("01-devices",)),
+    ),
+    example="expected self and mask to be on the same device, but got mask on cpu and self on cuda:0",
+    reading={
+        "en": "An operation that checks its own arguments found two of them on different devices ({dev1} and "
+        "{dev2}).",
+        "zh": "一个自行检查参数的运算发现其中两个参数在不同的设备上（{dev1} 和 {dev2}）。",
+    },
+)
+
+# --------------------------------------------------------------------------------------------- declined
+# Recognised so that a reader who pastes them is told plainly that they are not device-placement errors.
+
+
+def _declined(name: str, chapter: str | None, patterns: tuple[str, ...], example: str, en: str, zh: str,
+              indexed: bool = False) -> ErrorKind:
+    return ErrorKind(name=name, chapter=chapter, patterns=patterns, example=example, reading={"en": en, "zh": zh},
+                     device_error=False, device_fields=(), indexed=indexed)
+
+
+STATE_DICT_PREFIX = _declined(
+    "state_dict_prefix",
+    "07-checkpoints",
+    (r"Missing key\(s\) in state_dict: [^\n]*?Unexpected key\(s\) in state_dict: \"module\.",
+     r"[Uu]nexpected key \"module\.[\w.]+\" in state_dict"),
+    'Error(s) in loading state_dict for Net:\n\tMissing key(s) in state_dict: "fc.weight", '
+    '"fc.bias". \n\tUnexpected key(s) in state_dict: "module.fc.weight", "module.fc.bias". ',
+    "The checkpoint was saved from a model wrapped in DataParallel or DistributedDataParallel: every key starts with "
+    "`module.`. Save `model.module.state_dict()`, or strip the prefix before loading "
+    "(`torch.nn.modules.utils.consume_prefix_in_state_dict_if_present(state, \"module.\")`).",
+    "这个检查点保存自一个用 DataParallel 或 DistributedDataParallel 包装过的模型：每个键都以 `module.` 开头。"
+    "请保存 `model.module.state_dict()`，或者在加载前去掉这个前缀"
+    "（`torch.nn.modules.utils.consume_prefix_in_state_dict_if_present(state, \"module.\")`）。",
+    indexed=True,
+)
+
+WEIGHTS_ONLY = _declined(
+    "weights_only_load",
+    "07-checkpoints",
+    (r"Weights only load failed",),
+    "Weights only load failed. This file can still be loaded, to do so you have two options, do those steps only if "
+    "you trust the source of the checkpoint.",
+    "torch.load with weights_only=True (the default since PyTorch 2.6) refused a pickle that needs more than tensors "
+    "and plain containers, here most likely a whole pickled model. A pickle can run any code: save and load a "
+    "state_dict instead, or, for a file you trust, allow its classes with "
+    "`torch.serialization.safe_globals([...])`.",
+    "weights_only=True 的 torch.load（PyTorch 2.6 起的默认行为）拒绝了一个不只包含张量和普通容器的 pickle，"
+    "这里多半是整个被 pickle 的模型。pickle 可以执行任意代码：请改为保存和加载 state_dict；"
+    "对于你信任的文件，可以用 `torch.serialization.safe_globals([...])` 放行其中的类。",
+    indexed=True,
+)
+
+DTYPE = _declined(
+    "dtype_mismatch",
+    "08-amp",
+    (
+        r"must have the same dtype",
+        r"to have the same dtype",
+        r"expected scalar type (?P<want>\w+) but found (?P<found>\w+)",
+        r"Expected object of sca[lL]ar type (?P<want>\w+) but got sca[lL]ar type (?P<found>\w+)",
+        r"to have the same type as tensor for argument",
+        r"Input type \((?P<input>[\w:]+)\) and (?:bias|weight) type \((?P<weight>[\w:]+)\) should be the same",
+        r"expected both vectors to have same dtype",
+        r"Found dtype (?P<found>\w+) but expected (?P<want>\w+)",
+        r"result type \w+ can't be cast to the desired output type",
+        r"expected (?:m1|mat1) and (?:m2|mat2) to have the same dtype",
+        r"must have the same dtype|dtype ?(?:不一致|不匹配)|必须具有相同的 ?(?:dtype|数据类型)|标量类型",
+        r"dtype ?\w+ ?但(?:是)?期望",
+        r"Expected (?:query|key|value)[\w ,]* to have the same dtype",
+    ),
+    "mat1 and mat2 must have the same dtype, but got Float and Half",
+    "Not a device error: two tensors have different dtypes (float32, float16, bfloat16...), usually under mixed "
+    "precision or after `.half()`. Chapter 08 explains what autocast casts and what it leaves alone.",
+    "不是设备错误：两个张量的数据类型（float32、float16、bfloat16……）不同，通常出现在混合精度下或调用 `.half()` 之后。"
+    "第 08 章讲解 autocast 会转换什么、不会转换什么。",
+)
+
+SHAPE = _declined(
+    "shape_mismatch",
+    None,
+    (
+        r"shapes cannot be multiplied",
+        r"形状无法相乘|形状不匹配",
+        r"size mismatch",
+        r"The size of tensor a \(\d+\) must match the size of tensor b",
+        r"mat1 dim 1 must match mat2 dim 0",
+        r"Expected input batch_size \(\d+\) to match target batch_size",
+        r"expected input\[[^\]]*\] to have \d+ channels",
+        r"Expected \d+D \(unbatched\) or \d+D \(batched\) input",
+        r"shape '\[[^\]]*\]' is invalid for input of size",
+        r"Sizes of tensors must match except in dimension",
+        r"doesn't match the broadcast shape|is not broadcastable|must match the existing size",
+    ),
+    "mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5)",
+    "Not a device error: the tensors' shapes do not fit the operation (print `.shape` before the failing line).",
+    "不是设备错误：张量的形状与运算不匹配（在出错那一行之前打印 `.shape`）。",
+)
+
+OOM = _declined(
+    "out_of_memory",
+    None,
+    (r"out of memory|OutOfMemoryError|CUDA_ERROR_OUT_OF_MEMORY|显存不足|内存不足|MPS backend out of memory",),
+    "CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 14.75 GiB total capacity)",
+    "Not a device-placement error: the GPU ran out of memory. Use a smaller batch, mixed precision, or free tensors "
+    "you keep (`loss.item()` instead of `loss`).",
+    "不是设备放置错误：GPU 显存不足。减小批大小、使用混合精度，或者释放你保留的张量（保存 `loss.item()` 而不是 `loss`）。",
+)
+
+CUDA_FAULT = _declined(
+    "cuda_kernel_fault",
+    None,
+    (
+        r"illegal memory access|misaligned address|unspecified launch failure|an illegal instruction",
+        r"device-side assert(?:ion)? triggered|Assertion [^!]{0,200}? failed",
+        r"no kernel image is available for execution on the device",
+        r"CUDNN_STATUS_\w+|cuDNN error|CUBLAS_STATUS_\w+|cublas\w* failed",
+        r"NCCL error|ncclUnhandledCudaError|ncclInternalError|ncclSystemError",
+    ),
+    "CUDA error: device-side assert triggered",
+    "Not a device-placement error: a CUDA kernel failed. Rerun with `CUDA_LAUNCH_BLOCKING=1` (or on the CPU) to get the "
+    "real error; a device-side assert is most often a class label or an index out of range.",
+    "不是设备放置错误：某个 CUDA 内核运行失败。用 `CUDA_LAUNCH_BLOCKING=1`（或在 CPU 上）重新运行，才能看到真正的错误；"
+    "device-side assert 多半是类别标签或索引越界。",
+)
+
+NO_CUDA = _declined(
+    "cuda_unavailable",
+    "01-devices",
+    (
+        r"Torch not compiled with CUDA enabled",
+        r"Found no NVIDIA driver on your system",
+        r"No CUDA GPUs are available",
+        r"CUDA driver initialization failed|CUDA driver version is insufficient|The NVIDIA driver on your system is "
+        r"too old",
+        r"torch\.cuda\.is_available\(\) is False|Cannot access accelerator device when none is available",
+        r"no CUDA-capable device is detected",
+    ),
+    "Torch not compiled with CUDA enabled",
+    "Not a placement mix-up: this machine (or this torch build) has no usable CUDA device. Pick the device from "
+    "what is available — cuda, then mps, then cpu — instead of hard-coding `.cuda()` (chapter 01).",
+    "不是张量放错了设备：这台机器（或这个 torch 版本）没有可用的 CUDA 设备。请根据可用情况选择设备"
+    "（依次尝试 cuda、mps、cpu），不要写死 `.cuda()`（第 01 章）。",
+)
+
+INVALID_ORDINAL = _declined(
+    "invalid_device_ordinal",
+    "06-multigpu",
+    (r"invalid device ordinal", r"Invalid device id", r"CUDA error: invalid device ordinal"),
+    "CUDA error: invalid device ordinal",
+    "Not a placement mix-up between tensors: the code asked for a GPU number this machine does not have (`cuda:1` on "
+    "one GPU, a `local_rank` beyond `torch.cuda.device_count()`, or CUDA_VISIBLE_DEVICES hiding it). Check "
+    "`torch.cuda.device_count()`; chapter 06 shows how each process picks its GPU.",
+    "不是张量之间放错了设备：代码请求了这台机器上不存在的 GPU 编号（单卡机器上的 `cuda:1`、超出 "
+    "`torch.cuda.device_count()` 的 `local_rank`，或被 CUDA_VISIBLE_DEVICES 隐藏了）。请检查 "
+    "`torch.cuda.device_count()`；第 06 章介绍每个进程如何选择自己的 GPU。",
+)
+
+CUDA_FORK = _declined(
+    "cuda_fork",
+    None,
+    (r"Cannot re-initialize CUDA in forked subprocess",),
+    "Cannot re-initialize CUDA in forked subprocess. To use CUDA with multiprocessing, you must use the 'spawn' start "
+    "method",
+    "Not a device-placement error: a DataLoader worker (or another forked process) touched CUDA. Keep the dataset on "
+    "the CPU and move batches in the training loop, or use the 'spawn' start method.",
+    "不是设备放置错误：DataLoader 的工作进程（或其他 fork 出来的进程）用到了 CUDA。让数据集留在 CPU 上、在训练循环里"
+    "移动批次，或者使用 'spawn' 启动方式。",
+)
+
+ALL = (
+    SAME_DEVICE, CONV, DATAPARALLEL, DDP, INDICES_CURRENT, RNN, CAT, ADVANCED_INDEX, META, GENERATOR, NUMPY,
+    DESERIALIZE, LEGACY_ARGUMENTS, HAND_WRITTEN,
+    STATE_DICT_PREFIX, WEIGHTS_ONLY, DTYPE, SHAPE, OOM, CUDA_FAULT, NO_CUDA, INVALID_ORDINAL, CUDA_FORK,
+)

@@ -1,0 +1,164 @@
+"""The error index measured on real messages that users pasted in public threads (tests/errors/corpus.json).
+
+The corpus itself is checked first (schema, links, counts); then devicelab.errors.diagnose is run on every entry:
+no device error may get a wrong chapter with confidence, no other error may be claimed as a device error,
+and recall may not fall below the floor. `.venv/bin/python tools/corpus_report.py` prints the figures and misses.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+_spec = importlib.util.spec_from_file_location("corpus_report", ROOT / "tools" / "corpus_report.py")
+assert _spec and _spec.loader
+corpus_report = importlib.util.module_from_spec(_spec)
+sys.modules["corpus_report"] = corpus_report
+_spec.loader.exec_module(corpus_report)
+
+ENTRIES = corpus_report.load_corpus()
+KEYS = {"id", "lang", "text", "source", "torch_version", "device_error", "chapters", "cause", "family"}
+MIN_POSITIVES = 80
+MIN_NEGATIVES = 30
+# Raise this as the index improves; never lower it to make a change pass.
+RECALL_FLOOR = 0.90
+
+
+# --- the corpus itself --------------------------------------------------------------------------------------
+
+
+def test_every_entry_has_the_schema():
+    """Each entry has exactly the schema's fields, with the right types and values."""
+    for e in ENTRIES:
+        assert set(e) == KEYS, (e.get("id"), set(e) ^ KEYS)
+        assert isinstance(e["id"], str) and re.fullmatch(r"[a-z0-9][a-z0-9._-]*", e["id"]), e["id"]
+        assert e["lang"] in ("en", "zh"), e["id"]
+        assert isinstance(e["text"], str) and e["text"].strip(), e["id"]
+        assert e["torch_version"] is None or (isinstance(e["torch_version"], str) and e["torch_version"]), e["id"]
+        assert isinstance(e["device_error"], bool), e["id"]
+        assert isinstance(e["chapters"], list), e["id"]
+        assert all(c in corpus_report.CHAPTERS for c in e["chapters"]), (e["id"], e["chapters"])
+        assert len(set(e["chapters"])) == len(e["chapters"]), e["id"]
+        assert isinstance(e["cause"], str) and e["cause"].strip() and "\n" not in e["cause"], e["id"]
+        assert isinstance(e["family"], str) and e["family"].strip(), e["id"]
+
+
+def test_device_errors_name_a_chapter_and_negatives_at_most_one():
+    """A device error lists the chapters that explain it; a negative lists the chapter covering it, or none."""
+    for e in ENTRIES:
+        if e["device_error"]:
+            assert e["chapters"], e["id"]
+            assert "08-amp" not in e["chapters"][:1], e["id"]
+        else:
+            assert len(e["chapters"]) <= 1, e["id"]
+
+
+def test_ids_are_unique():
+    """No two entries share an id."""
+    counts = Counter(e["id"] for e in ENTRIES)
+    assert [i for i, n in counts.items() if n > 1] == []
+
+
+def test_sources_are_public_links():
+    """Every entry names the public http(s) page where the message appears."""
+    for e in ENTRIES:
+        assert re.fullmatch(r"https?://[^\s/]+\.[^\s/]+/\S*", e["source"]), (e["id"], e["source"])
+
+
+def test_no_text_is_entered_twice():
+    """The same paste is not counted twice (one thread may give several different pastes)."""
+    counts = Counter((e["source"], e["text"]) for e in ENTRIES)
+    assert [k for k, n in counts.items() if n > 1] == []
+
+
+def test_corpus_is_large_enough_and_bilingual():
+    """At least 80 device errors and 30 negatives, with entries in both languages on both sides."""
+    positives = [e for e in ENTRIES if e["device_error"]]
+    negatives = [e for e in ENTRIES if not e["device_error"]]
+    assert len(positives) >= MIN_POSITIVES, len(positives)
+    assert len(negatives) >= MIN_NEGATIVES, len(negatives)
+    assert {e["lang"] for e in positives} == {"en", "zh"}
+    assert {e["lang"] for e in negatives} == {"en", "zh"}
+
+
+# Every era and family the issue names, each by a fragment that a real paste of it contains.
+WORDINGS = {
+    "≤1.3 backend": "Expected object of backend CUDA but got backend CPU",
+    "1.4–1.8 device type": "Expected object of device type cuda but got device type cpu",
+    "1.5–1.8 checked on GPU": "but expected it to be on GPU (while checking arguments for addmm)",
+    "1.9–2.7 two devices": "found at least two devices",
+    "≥2.8 different from other tensors": "different from other tensors on",
+    "conv input/weight": "Input type (torch.cuda.FloatTensor) and weight type (torch.FloatTensor)",
+    "RNN hidden": "Input and hidden tensors are not at the same device",
+    "cat": "All input tensors must be on the same device",
+    "advanced indexing": "indices should be either on cpu or on the same device as the indexed tensor",
+    "embedding": "Input, output and indices must be on the current device",
+    "index_select": "index_select",
+    "DataParallel": "module must have its parameters and buffers on device cuda:0 (device_ids[0])",
+    "DDP": "DistributedDataParallel device_ids and output_device arguments only work",
+    "deserialize": "Attempting to deserialize object on a CUDA device",
+    "meta": "is not on the expected device meta!",
+    "MPS": "Placeholder storage has not been allocated on MPS device!",
+    "MPS two devices": "mps:0 and cpu",
+    "generator": "device type for generator but found",
+    "cuda:1 vs cuda:0": "cuda:1 and cuda:0",
+    "optimizer state": "exp_avg",
+    "pin_memory": "only dense CPU tensors can be pinned",
+    "zh rendering": "期望所有张量都在同一设备上",
+}
+
+
+@pytest.mark.parametrize("family", sorted(WORDINGS))
+def test_corpus_covers_every_wording(family):
+    """The corpus holds at least one real device error for each wording and family the course must recognise."""
+    fragment = WORDINGS[family]
+    assert any(fragment in e["text"] for e in ENTRIES if e["device_error"]), family
+
+
+# --- the index on the corpus --------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def report():
+    """The index's verdict on every entry (fails here until devicelab.errors.diagnose exists)."""
+    from devicelab.errors import diagnose
+
+    return corpus_report.score(ENTRIES, diagnose)
+
+
+def _listing(verdicts) -> str:
+    return "\n".join(
+        f"{v.entry['id']}: want {v.entry['chapters'] or 'none'}, got device_error={v.device_error} "
+        f"chapter={v.chapter} confident={v.confident}"
+        for v in verdicts
+    )
+
+
+def test_diagnose_never_raises(report):
+    """diagnose() answers every pasted text without raising."""
+    raised = [v for v in report.verdicts if v.error]
+    assert raised == [], "\n".join(f"{v.entry['id']}: {v.error}" for v in raised)
+
+
+def test_no_device_error_gets_a_wrong_chapter_with_confidence(report):
+    """Confident answers on real device errors always name an acceptable chapter."""
+    wrong = report.confident_wrong
+    assert wrong == [], "confident and wrong:\n" + _listing(wrong)
+
+
+def test_no_other_error_is_claimed_as_a_device_error(report):
+    """dtype, shape, OOM, device-side asserts, missing CUDA... are declined."""
+    claimed = report.false_positives
+    assert claimed == [], "claimed as device errors:\n" + _listing(claimed)
+
+
+def test_recall_does_not_fall_below_the_floor(report):
+    """The share of device errors sent to an acceptable chapter stays at or above the floor."""
+    print(f"recall {report.recall:.3f} (floor {RECALL_FLOOR})")
+    assert report.recall >= RECALL_FLOOR, "missed:\n" + _listing(report.misses)

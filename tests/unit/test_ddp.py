@@ -1,0 +1,106 @@
+"""devicelab.ddp: a real 2-process torchrun job on the CPU, a failing rank, a hanging job, and the answers file."""
+
+import os
+import sys
+
+import pytest
+import torch
+
+from devicelab import ddp
+from devicelab.chapters.multigpu import RANK_DEVICE_SOLUTION, WRAP_MODEL_SOLUTION
+from devicelab.messages import set_language
+
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="process groups are POSIX")
+
+
+@pytest.fixture(autouse=True)
+def english():
+    set_language("en")
+    yield
+
+
+def group_is_gone(run: ddp.DDPRun) -> bool:
+    """True when no process of the job's process group is left."""
+    try:
+        os.killpg(run.pid, 0)
+    except ProcessLookupError:
+        return True
+    return False
+
+
+@pytest.fixture(scope="module")
+def finished_job() -> ddp.DDPRun:
+    """The course's script with its own functions: 2 gloo processes on the CPU, 3 epochs."""
+    return ddp.launch(nproc=2, args=["--epochs", "3"], timeout=120, echo=False)
+
+
+def test_torchrun_command_is_python_m_torch_distributed_run():
+    command = ddp.torchrun_command("train.py", 2, ["--epochs", 3])
+    assert command == [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2",
+                       "train.py", "--epochs", "3"]
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="on a CUDA machine the script uses one GPU per rank")
+def test_a_two_process_gloo_job_trains_and_ends_cleanly(finished_job):
+    run = finished_job
+    assert run.ok and run.returncode == 0 and not run.timed_out, run.output[-2000:]
+    assert sorted(run.ranks) == [0, 1]
+    for rank in (0, 1):
+        records = run.records(rank)
+        assert [r["epoch"] for r in records if "epoch" in r] == ["1", "2", "3"]
+        assert all(r["device"] == "cpu" and r["samples"] == "256" for r in records if "epoch" in r)
+        assert run.ranks[rank][-1].endswith("same_weights_on_every_rank True")
+    losses = run.series("loss", rank=0)
+    assert len(losses) == 3 and losses[-1] < losses[0]
+    assert run.series("loss", rank=0) != run.series("loss", rank=1)  # different data, same weights
+    assert group_is_gone(run)
+
+
+def test_a_failing_rank_ends_the_job_and_every_process(capsys):
+    run = ddp.launch(nproc=2, args=["--fail-rank", "1"], timeout=120)
+    out = capsys.readouterr().out
+    assert not run.ok and not run.timed_out and run.returncode not in (0, None)
+    assert run.failures() == {1: "RuntimeError: rank 1 fails on purpose (--fail-rank 1)"}
+    assert "torchrun: the job failed (exit status" in out
+    assert group_is_gone(run)
+
+
+def test_a_hanging_job_is_stopped_at_its_time_limit(tmp_path, capsys):
+    script = tmp_path / "hang.py"
+    script.write_text("import os, time\nprint(f\"rank {os.environ['RANK']} | waiting\", flush=True)\n"
+                      "time.sleep(600)\n", encoding="utf-8")
+    run = ddp.launch(script, nproc=2, timeout=20)
+    out = capsys.readouterr().out
+    assert run.timed_out and not run.ok and run.returncode is None
+    assert run.seconds < 60
+    assert "still running after 20 s" in out
+    assert group_is_gone(run)
+
+
+def test_write_module_gives_every_rank_the_functions_and_the_imports(tmp_path):
+    namespace: dict = {}
+    exec(ddp.HEADER + RANK_DEVICE_SOLUTION + "\n" + WRAP_MODEL_SOLUTION, namespace)
+    source = tmp_path / "answers_src.py"
+    source.write_text(ddp.HEADER + RANK_DEVICE_SOLUTION + "\n\n" + WRAP_MODEL_SOLUTION + "\n", encoding="utf-8")
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("answers_src", source)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    path = ddp.write_module(module.rank_device, module.wrap_model)
+    try:
+        written: dict = {}
+        exec(path.read_text(encoding="utf-8"), written)
+        assert written["rank_device"](0) == torch.device("cpu")
+        assert path.read_text(encoding="utf-8").startswith(ddp.HEADER)
+    finally:
+        path.unlink()
+
+
+def test_records_and_failures_read_the_lines_of_each_rank():
+    run = ddp.DDPRun([], 1, "[rank0]: Traceback\n[rank0]: ValueError: bad ids\nother", 1.0,
+                     ranks={0: ["device cpu | epoch 1 | loss 0.5", "device cpu | epoch 2 | loss 0.25"]})
+    assert run.series("loss") == [0.5, 0.25]
+    assert run.records(0)[0] == {"device": "cpu", "epoch": "1", "loss": "0.5"}
+    assert run.failures() == {0: "ValueError: bad ids"}
+    assert not run.ok

@@ -1,0 +1,325 @@
+"""Score the error index on the corpus of real pasted messages (tests/errors/corpus.json).
+
+Prints recall, false positives and confident-wrong answers, per chapter and per language, and lists the misses.
+
+    .venv/bin/python tools/corpus_report.py            # figures and misses
+    .venv/bin/python tools/corpus_report.py --json     # the figures as JSON
+    .venv/bin/python tools/corpus_report.py --time     # also the mean time to diagnose one message
+    .venv/bin/python tools/corpus_report.py --composition   # what the corpus holds: family, era, language
+
+Definitions (the same as tests/errors/test_corpus.py, which imports this file):
+- recall: share of the device-error entries where the index says device_error and names one of the entry's chapters;
+- confident-wrong: device-error entries where the index is confident and its chapter is not one of the entry's;
+- false positive: an entry that is not a device-placement error, claimed as one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+import time
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = ROOT / "tests" / "errors" / "corpus.json"
+CHAPTERS = (
+    "01-devices",
+    "02-dataparallel",
+    "03-embedding",
+    "04-batches",
+    "05-inside",
+    "06-multigpu",
+    "07-checkpoints",
+    "08-amp",
+    "09-debugging",
+)
+
+
+# The wording of a device error tells its PyTorch era; the first pattern that matches names it.
+ERAS = (
+    ("0.x (THC / type checks)", r"THCTensor_\(checkGPU\)|invalid combination of arguments|located on different GPUs"
+     r"|Expected object of type torch\.cuda"),
+    ("<=1.3 backend", r"Expected object of backend"),
+    ("1.4-1.8 device type", r"Expected object of device type"),
+    ("1.5-1.8 checked on GPU", r"expected (?:it|them) to be on GPU"),
+    ("1.x expected device", r"expected device \w+(?::\d+)?(?: and dtype \w+)? but got device"),
+    ("1.x cudnn same device", r"to have the same device as tensor"),
+    ("1.9-2.7 two devices", r"found at least two devices"),
+    (">=2.8 different from other tensors", r"different from other tensors on"),
+)
+
+
+def era_of(text: str) -> str:
+    """The PyTorch era a device-error paste's wording belongs to, or 'other wording'."""
+    for name, pattern in ERAS:
+        if re.search(pattern, text, re.IGNORECASE):
+            return name
+    return "other wording"
+
+
+def load_corpus(path: Path = CORPUS) -> list[dict[str, Any]]:
+    """The corpus entries, in file order."""
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+@dataclass
+class Verdict:
+    """What the index answered for one corpus entry, and how that compares with the entry."""
+
+    entry: dict[str, Any]
+    device_error: bool
+    chapter: str | None
+    confident: bool
+    candidates: list[str]
+    error: str | None = None  # diagnose() raised: the exception, as text
+
+    @property
+    def positive(self) -> bool:
+        """The entry is a device-placement error."""
+        return bool(self.entry["device_error"])
+
+    @property
+    def hit(self) -> bool:
+        """A device error recognised and sent to one of its acceptable chapters."""
+        return self.positive and self.device_error and self.chapter in self.entry["chapters"]
+
+    @property
+    def confident_wrong(self) -> bool:
+        """A device error answered with confidence and a chapter that does not explain it."""
+        return self.positive and self.confident and self.chapter not in self.entry["chapters"]
+
+    @property
+    def false_positive(self) -> bool:
+        """Not a device error, yet claimed as one."""
+        return not self.positive and self.device_error
+
+
+@dataclass
+class Report:
+    """Every verdict, and the figures computed from them."""
+
+    verdicts: list[Verdict]
+    seconds_per_message: float | None = None
+    groups: dict[str, dict[str, dict[str, int]]] = field(default_factory=dict)
+
+    @property
+    def positives(self) -> list[Verdict]:
+        """Verdicts on device-error entries."""
+        return [v for v in self.verdicts if v.positive]
+
+    @property
+    def negatives(self) -> list[Verdict]:
+        """Verdicts on entries that are not device errors."""
+        return [v for v in self.verdicts if not v.positive]
+
+    @property
+    def recall(self) -> float:
+        """Share of device-error entries recognised and sent to an acceptable chapter."""
+        pos = self.positives
+        return sum(v.hit for v in pos) / len(pos) if pos else 0.0
+
+    @property
+    def recognised(self) -> float:
+        """Share of device-error entries recognised as device errors, whatever the chapter."""
+        pos = self.positives
+        return sum(v.device_error for v in pos) / len(pos) if pos else 0.0
+
+    @property
+    def false_positives(self) -> list[Verdict]:
+        """Negatives claimed as device errors."""
+        return [v for v in self.negatives if v.false_positive]
+
+    @property
+    def confident_wrong(self) -> list[Verdict]:
+        """Device errors sent to a wrong chapter with confidence."""
+        return [v for v in self.positives if v.confident_wrong]
+
+    @property
+    def misses(self) -> list[Verdict]:
+        """Device errors not recognised, or sent to a chapter that is not acceptable."""
+        return [v for v in self.positives if not v.hit]
+
+    @property
+    def negatives_routed(self) -> float:
+        """Share of negatives that name a chapter (those that have one) and get exactly it."""
+        with_chapter = [v for v in self.negatives if v.entry["chapters"]]
+        if not with_chapter:
+            return 0.0
+        return sum(not v.device_error and v.chapter in v.entry["chapters"] for v in with_chapter) / len(with_chapter)
+
+    def figures(self) -> dict[str, Any]:
+        """The headline figures, as plain data."""
+        return {
+            "entries": len(self.verdicts),
+            "positives": len(self.positives),
+            "negatives": len(self.negatives),
+            "recall": round(self.recall, 4),
+            "recognised": round(self.recognised, 4),
+            "false_positives": len(self.false_positives),
+            "confident_wrong": len(self.confident_wrong),
+            "negatives_routed": round(self.negatives_routed, 4),
+            "errors": sum(v.error is not None for v in self.verdicts),
+            "seconds_per_message": self.seconds_per_message,
+            "by_chapter": self.groups.get("chapter", {}),
+            "by_lang": self.groups.get("lang", {}),
+        }
+
+
+def _diagnose_one(diagnose: Callable[[str], Any], entry: dict[str, Any]) -> Verdict:
+    try:
+        d = diagnose(entry["text"])
+    except Exception as exc:  # diagnose must never raise: record it as a miss
+        return Verdict(entry, False, None, False, [], error=f"{type(exc).__name__}: {exc}")
+    return Verdict(
+        entry,
+        bool(d.device_error),
+        d.chapter,
+        bool(d.confident),
+        list(d.candidates or []),
+    )
+
+
+def _group(verdicts: list[Verdict], key: Callable[[Verdict], str]) -> dict[str, dict[str, int]]:
+    out: dict[str, dict[str, int]] = defaultdict(
+        lambda: {"positives": 0, "hits": 0, "confident_wrong": 0, "negatives": 0, "false_positives": 0}
+    )
+    for v in verdicts:
+        row = out[key(v)]
+        if v.positive:
+            row["positives"] += 1
+            row["hits"] += v.hit
+            row["confident_wrong"] += v.confident_wrong
+        else:
+            row["negatives"] += 1
+            row["false_positives"] += v.false_positive
+    return dict(sorted(out.items()))
+
+
+def score(
+    entries: list[dict[str, Any]] | None = None,
+    diagnose: Callable[[str], Any] | None = None,
+    timed: bool = False,
+) -> Report:
+    """Run the index's `diagnose` over the corpus and collect the verdicts."""
+    if entries is None:
+        entries = load_corpus()
+    if diagnose is None:
+        from devicelab.errors import diagnose as index_diagnose
+
+        diagnose = index_diagnose
+    verdicts = [_diagnose_one(diagnose, e) for e in entries]
+    report = Report(verdicts)
+    if timed:
+        rounds = 5
+        start = time.perf_counter()
+        for _ in range(rounds):
+            for e in entries:
+                try:
+                    diagnose(e["text"])
+                except Exception:
+                    pass
+        report.seconds_per_message = (time.perf_counter() - start) / (rounds * len(entries))
+    # A positive counts once under its first (best) chapter; a negative under its chapter or "(none)".
+    report.groups["chapter"] = _group(verdicts, lambda v: (v.entry["chapters"] or ["(none)"])[0])
+    report.groups["lang"] = _group(verdicts, lambda v: v.entry["lang"])
+    return report
+
+
+def _pct(a: int, b: int) -> str:
+    return f"{a}/{b} ({100 * a / b:.0f}%)" if b else "-"
+
+
+def _short(text: str, width: int = 110) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= width else line[: width - 1] + "…"
+
+
+def print_report(report: Report, out=sys.stdout) -> None:
+    """Print the figures, the per-chapter and per-language tables, and every miss."""
+    f = report.figures()
+    pos, neg = report.positives, report.negatives
+    print(f"corpus: {f['entries']} entries, {f['positives']} device errors, {f['negatives']} negatives", file=out)
+    print(f"recall (device error and acceptable chapter): {_pct(sum(v.hit for v in pos), len(pos))}", file=out)
+    print(f"recognised as device errors (any chapter): {_pct(sum(v.device_error for v in pos), len(pos))}", file=out)
+    print(f"confident-wrong: {f['confident_wrong']}", file=out)
+    print(f"false positives: {_pct(len(report.false_positives), len(neg))}", file=out)
+    with_chapter = [v for v in neg if v.entry["chapters"]]
+    routed = sum(not v.device_error and v.chapter in v.entry["chapters"] for v in with_chapter)
+    print(f"negatives sent to their chapter (e.g. dtype -> 08-amp): {_pct(routed, len(with_chapter))}", file=out)
+    if f["errors"]:
+        print(f"diagnose() raised on {f['errors']} entries", file=out)
+    if report.seconds_per_message is not None:
+        print(f"time to diagnose one message: {report.seconds_per_message * 1e3:.3f} ms", file=out)
+    for title, rows in (("by chapter (first acceptable)", f["by_chapter"]), ("by language", f["by_lang"])):
+        print(f"\n{title}:", file=out)
+        print(f"  {'':16} {'recall':>14} {'conf-wrong':>10} {'false pos':>12}", file=out)
+        for name, r in rows.items():
+            recall = _pct(r["hits"], r["positives"])
+            fp = _pct(r["false_positives"], r["negatives"])
+            print(f"  {name:16} {recall:>14} {r['confident_wrong']:>10} {fp:>12}", file=out)
+    sections = (
+        ("confident-wrong", report.confident_wrong),
+        ("false positives", report.false_positives),
+        ("misses", report.misses),
+    )
+    for title, items in sections:
+        if not items:
+            continue
+        print(f"\n{title}:", file=out)
+        for v in items:
+            e = v.entry
+            said = "device error" if v.device_error else "not a device error"
+            conf = ", confident" if v.confident else ""
+            print(f"  {e['id']} [{e['lang']}, {e['family']}] want {e['chapters'] or 'none'}; got {said}, "
+                  f"chapter {v.chapter}{conf}, candidates {v.candidates}" + (f"; raised {v.error}" if v.error else ""),
+                  file=out)
+            print(f"      {_short(e['text'])}", file=out)
+
+
+def print_composition(entries: list[dict[str, Any]], out=sys.stdout) -> None:
+    """Print how many entries the corpus holds per language, era (device errors) and family."""
+    pos = [e for e in entries if e["device_error"]]
+    neg = [e for e in entries if not e["device_error"]]
+    print(f"{len(entries)} entries: {len(pos)} device errors, {len(neg)} negatives", file=out)
+    for title, rows in (
+        ("language (device errors / negatives)", {
+            lang: f"{sum(e['lang'] == lang for e in pos)} / {sum(e['lang'] == lang for e in neg)}"
+            for lang in ("en", "zh")}),
+        ("era of the wording (device errors)", Counter(era_of(e["text"]) for e in pos)),
+        ("family (device errors)", Counter(e["family"] for e in pos)),
+        ("family (negatives)", Counter(e["family"] for e in neg)),
+        ("first chapter (device errors)", Counter(e["chapters"][0] for e in pos)),
+    ):
+        print(f"\n{title}:", file=out)
+        items = rows.most_common() if isinstance(rows, Counter) else rows.items()
+        for name, n in items:
+            print(f"  {name:36} {n}", file=out)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command line: print the corpus figures."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    parser.add_argument("--time", action="store_true", help="also time diagnose() per message")
+    parser.add_argument("--composition", action="store_true", help="print what the corpus holds, then stop")
+    parser.add_argument("--corpus", type=Path, default=CORPUS)
+    args = parser.parse_args(argv)
+    if args.composition:
+        print_composition(load_corpus(args.corpus))
+        return 0
+    sys.path.insert(0, str(ROOT))
+    report = score(load_corpus(args.corpus), timed=args.time)
+    if args.json:
+        print(json.dumps(report.figures(), indent=1))
+    else:
+        print_report(report)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

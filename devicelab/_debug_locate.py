@@ -62,6 +62,7 @@ class LocateReport:
     created_by: str | None = None
     created_in: str | None = None
     created_at: str | None = None
+    created_device: torch.device | None = None
     _created: _Created | None = dataclasses.field(default=None, repr=False)
     _own_tensors: bool = dataclasses.field(default=True, repr=False)
     _had_inputs: bool = dataclasses.field(default=True, repr=False)
@@ -113,7 +114,12 @@ class LocateReport:
             message = "\n".join(str(self.error).strip().splitlines()[:ERROR_LINES])
             lines.append(messages.text("debug.locate.pytorch", kind=type(self.error).__name__, message=message))
         elif not self.ok:
-            lines.append(messages.text("debug.locate.no_error"))
+            seen = [
+                *(self.devices or ()),
+                *((self._created.device, self._created.input_device) if self._created else ()),
+            ]
+            on_meta = any(device.type == "meta" for device in seen)
+            lines.append(messages.text("debug.locate.no_error_meta" if on_meta else "debug.locate.no_error"))
         return "\n".join(lines)
 
     def __repr__(self) -> str:
@@ -378,6 +384,7 @@ def locate(model: Callable[..., Any], *args: Any, **kwargs: Any) -> LocateReport
         report.created_by = made.func
         report.created_in = made.module
         report.created_at = made.at
+        report.created_device = made.device
     return report
 
 
@@ -418,6 +425,10 @@ messages.add(
             "zh": "PyTorch 的报错：{kind}: {message}",
         },
         "debug.locate.no_error": {
+            "en": "(PyTorch raised no error on this run.)",
+            "zh": "（这次运行 PyTorch 没有报错。）",
+        },
+        "debug.locate.no_error_meta": {
             "en": "(PyTorch raised no error on this run: some kernels do not compare devices, e.g. conv and "
             "embedding on `meta`.)",
             "zh": "（这次运行 PyTorch 没有报错：有些算子不比较设备，例如 `meta` 上的卷积和嵌入。）",

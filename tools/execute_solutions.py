@@ -179,8 +179,8 @@ def execute(notebook: Path, timeout: int = TIMEOUT_S, env: dict[str, str] | None
     env = {**(os.environ if env is None else env), "MPLBACKEND": "module://matplotlib_inline.backend_inline",
            "PYTHONUNBUFFERED": "1"}
     start = time.monotonic()
-    NotebookClient(nb, timeout=timeout, kernel_name="python3",
-                   resources={"metadata": {"path": str(notebook.parent)}}).execute(env=env)
+    NotebookClient(nb, timeout=timeout, kernel_name="python3", resources={"metadata": {"path": str(notebook.parent)}},
+                   extra_arguments=["--IPKernelApp.log_level=ERROR"]).execute(env=env)  # no transport warning
     seconds = time.monotonic() - start
     probe = nb.cells.pop()
     text = "".join(o.get("text", "") for o in probe.outputs if o.get("output_type") == "stream")

@@ -126,7 +126,7 @@ class Prepare(Exercise):
             x, y = result
             for what, tensor in (("images", x), ("labels", y)):
                 if tensor.device != device:
-                    return incorrect("ch08.ex2.device", what=what, found=tensor.device, want=device)
+                    return incorrect(f"ch08.ex2.device_{what}", found=tensor.device, want=device)
             if x.dtype in LOW_PRECISION:
                 return incorrect("ch08.ex2.hand_cast", dtype=_dtype_name(x.dtype))
             if x.dtype == torch.float64:
@@ -366,10 +366,16 @@ messages.add(
             "en": "`prepare` returned a {got}; it should return two tensors, `(x, y)`.",
             "zh": "`prepare` 返回的是 {got}；它应当返回两个张量 `(x, y)`。",
         },
-        "ch08.ex2.device": {
-            "en": "asked for {want}, `prepare` put the {what} on {found}. Move them to the `device` it is given "
+        "ch08.ex2.device_images": {
+            "en": "asked for {want}, `prepare` put the images on {found}. Move them to the `device` it is given "
             "(the check also asks for `meta`, which stands in for a GPU).",
-            "zh": "要求的是 {want}，`prepare` 却把 {what} 放在了 {found} 上。请把它们移到传入的 `device` 上"
+            "zh": "要求的是 {want}，`prepare` 却把图像放在了 {found} 上。请把它们移到传入的 `device` 上"
+            "（检查还会传入 `meta`，在这里代替 GPU）。",
+        },
+        "ch08.ex2.device_labels": {
+            "en": "asked for {want}, `prepare` put the labels on {found}. Move them to the `device` it is given "
+            "(the check also asks for `meta`, which stands in for a GPU).",
+            "zh": "要求的是 {want}，`prepare` 却把标签放在了 {found} 上。请把它们移到传入的 `device` 上"
             "（检查还会传入 `meta`，在这里代替 GPU）。",
         },
         "ch08.ex2.hand_cast": {

@@ -126,6 +126,14 @@ CAUSES: dict[str, dict[str, str]] = {
         "而生成器在 CPU 上。去掉对默认设备的修改、显式移动批次，或者给 DataLoader 传入同一设备上的 "
         "`generator=torch.Generator(device=...)`。",
     },
+    "pin_cuda": {
+        "en": "`DataLoader(pin_memory=True)` pins each batch in page-locked CPU memory, but these tensors are already on "
+        "the GPU: the dataset or the collate function moved them. Keep the dataset on the CPU and move each batch in "
+        "the training loop (`batch.to(device, non_blocking=True)`), or set `pin_memory=False`.",
+        "zh": "`DataLoader(pin_memory=True)` 会把每个批次放进页锁定的 CPU 内存，可这些张量已经在 GPU 上了："
+        "是数据集或 collate 函数移动了它们。让数据集留在 CPU 上，在训练循环里移动每个批次"
+        "（`batch.to(device, non_blocking=True)`），或者设置 `pin_memory=False`。",
+    },
     "numpy_device": {
         "en": "NumPy reads only CPU memory. Copy the tensor to the CPU first: `t.detach().cpu().numpy()`.",
         "zh": "NumPy 只能读取 CPU 内存。先把张量复制到 CPU：`t.detach().cpu().numpy()`。",

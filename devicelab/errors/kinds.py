@@ -40,10 +40,10 @@ SAME_DEVICE = ErrorKind(
         r"Expected all tensors to be on the same device\. (?P<op>\w+):? expected '(?P<arg>\w+)' to be (?:a )?"
         r"(?P<want>CUDA|CPU)(?: tensor)?, but got (?:tensor on )?(?P<found>" + D + r"|CUDA|CPU)",
         # torch 1.0 .. 1.8 (the TH/THC legacy functions)
-        r"Expected object of device type (?P<want>\w+) but got device type (?P<found>\w+)(?! for sequence)(?: for argument #\d+ "
+        r"Expected object of device type (?P<want>\w+) but got device type (?P<found>\w+)\b(?! for sequence)(?: for argument #\d+ "
         r"'(?P<arg>\w+)')?(?: in call to (?P<op>\w+))?",
         # torch <= 1.3
-        r"Expected object of backend (?P<want>\w+) but got backend (?P<found>\w+)(?! for sequence)(?: for argument #\d+ "
+        r"Expected object of backend (?P<want>\w+) but got backend (?P<found>\w+)\b(?! for sequence)(?: for argument #\d+ "
         r"'(?P<arg>\w+)')?",
         # torch 0.4 .. 1.0: legacy type names carry the device (and the dtype: same device is a dtype error)
         r"Expected object of type (?P<want>torch\.[\w.]+?)\.? but found type (?P<found>torch\.[\w.]+?)\.?(?: for "
@@ -58,11 +58,17 @@ SAME_DEVICE = ErrorKind(
         # Apple MPS has no generated check: F.linear and other kernels say this instead
         r"Tensor for argument (?:#\d+ )?'?(?P<arg>\w+)'? is on (?P<found>" + D + r") but expected on (?P<want>mps)",
         r"(?P<_mps>Placeholder storage has not been allocated on MPS device)",
+        r"(?P<_mps>MPS ?设备上未分配占位符存储)",
+        # torch.compile's fake tensors (the tracing of a compiled function), since 2.0
+        r"(?P<_fake>Unhandled FakeTensor Device Propagation) for (?P<op>[\w.]+), found two different devices "
+        r"(?P<want>" + D + r"), (?P<found>" + D + r")",
         # Chinese renderings
         ZH_SAME + r"[^!]{0,40}?(?P<want>" + D + r") ?(?:和|与|以及|and) ?(?P<found>" + D + r")"
         r"(?:[^!]{0,60}?(?:参数|argument) ?(?P<arg>\w+)[^!]{0,30}?(?:方法|method) ?(?P<op>\w+))?",
         ZH_SAME,
         r"张量[^!]{0,20}?在 ?(?P<want>" + D + r") ?(?:和|与|以及) ?(?P<found>" + D + r")",
+        r"期望设备类型为 ?(?P<want>\w+) ?的对象,? ?但参数 ?#\d+ ?'(?P<arg>\w+)' ?在调用 ?(?P<op>\w+) ?时得到设备类型 ?"
+        r"(?P<found>\w+)",
         r"期望 ?(?P<want>cuda|cpu|CUDA|CPU) ?类型(?:的)?对象,? ?但(?:是)?得到(?:了)? ?(?P<found>cuda|cpu|CUDA|CPU)",
         # a paste cut short after the head
         r"Expected all tensors to be on the same device",
@@ -72,6 +78,8 @@ SAME_DEVICE = ErrorKind(
         Route({"relation": "^same$", "dtypes": "different"}, "08-amp", True, (), (), False, "dtype_mismatch"),
         Route({"types": "meta"}, "07-checkpoints", False, ("meta_weights",), ("09-debugging",)),
         Route({"_mps": "."}, "01-devices", False, ("mps_mix", "layer_outside_to"), ("05-inside",)),
+        Route({"_fake": "."}, "05-inside", False, ("tensor_made_inside", "batch_not_moved"),
+              ("09-debugging", "01-devices")),
         Route({"op": "_foreach|fused_adam|_adam|adamw|_sgd|optim"}, "07-checkpoints", False, ("optimizer_state",),
               ("02-dataparallel", "09-debugging")),
         # the class weights of CrossEntropyLoss / NLLLoss: chapter 02's section, whichever side moved
@@ -182,9 +190,12 @@ DATAPARALLEL = ErrorKind(
         r"module must have its parameters and buffers on device (?P<want>" + D + r") ?\(device_ids\[0\]\) ?but found "
         r"one of them on device ?: ?(?P<found>" + D + r")",
         r"module must have its parameters and buffers on device",
+        # DataParallel's gather: a replica returned a tensor that is not on a GPU
+        r"(?P<_gather>assert all\(map\(lambda i: i\.is_cuda, inputs\)\))",
         r"(?:模型|模块)(?:的)?参数和缓冲区必须(?:位于|在) ?(?:设备 ?)?(?P<want>[a-z]+:?\d*)[^,]{0,30}?(?:,? ?但(?:是)?"
         r"发现(?:其中)?(?:有)?一个(?:位于|在) ?(?:设备 ?)?(?P<found>[a-z]+:?\d*))?",
     ),
+    routes=(Route({"_gather": "."}, "06-multigpu", False, ("tensor_made_inside", "multi_gpu_mix"), ("05-inside",)),),
     example="module must have its parameters and buffers on device cuda:0 (device_ids[0]) "
     "but found one of them on device: cpu",
     reading={
@@ -333,8 +344,11 @@ META = ErrorKind(
     patterns=(
         # torch/_prims_common check_same_device and meta kernels
         r"Tensor on device (?P<found>" + D + r") is not on the expected device (?P<want>" + D + r")",
+        # moving a module whose parameters were never materialised
+        r"(?P<_meta>Cannot copy out of meta tensor)",
     ),
     routes=(
+        Route({"_meta": "."}, "07-checkpoints", False, ("meta_weights",), ("09-debugging",)),
         Route({"types": "meta"}, "07-checkpoints", False, ("meta_weights",), ("09-debugging",)),
         Route({"relation": "^index$"}, "06-multigpu", True, ("multi_gpu_mix",)),
     ),
@@ -351,13 +365,31 @@ GENERATOR = ErrorKind(
     confident=False,
     causes=("generator_device",),
     candidates=("04-batches",),
-    patterns=(r"Expected an? '(?P<want>\w+)' device type for generator but found '(?P<found>\w+)'",),
+    patterns=(
+        r"Expected an? '(?P<want>\w+)' device type for generator but found '(?P<found>\w+)'",
+        r"期望 ?'(?P<want>\w+)' ?设备类型的生成器,? ?但(?:是)?(?:找到|发现|得到)(?:了)? ?'(?P<found>\w+)'",
+    ),
     example="Expected a 'cuda' device type for generator but found 'cpu'",
     reading={
         "en": "A random-number generator on {found} was asked to produce numbers for {want} (`torch.randperm`, "
         "`torch.randint`, ... with `generator=`).",
         "zh": "一个位于 {found} 的随机数生成器被要求为 {want} 生成随机数（带 `generator=` 的 `torch.randperm`、"
         "`torch.randint` 等）。",
+    },
+)
+
+PIN = ErrorKind(
+    name="pin_memory_device",
+    chapter="04-batches",
+    causes=("pin_cuda",),
+    device_fields=("found",),
+    patterns=(r"cannot pin '(?P<found>torch\.[\w.]+)'",),
+    example="cannot pin 'torch.cuda.FloatTensor' only dense CPU tensors can be pinned",
+    reading={
+        "en": "`pin_memory` copies a CPU tensor into page-locked memory for a faster copy to the GPU; it was given a "
+        "tensor already on {found_dev} ({found}).",
+        "zh": "`pin_memory` 把 CPU 张量复制到页锁定内存里，以便更快地拷贝到 GPU；它收到的却是已经在 {found_dev} 上的张量"
+        "（{found}）。",
     },
 )
 
@@ -479,7 +511,9 @@ STATE_DICT_PREFIX = _declined(
     "state_dict_prefix",
     "07-checkpoints",
     (r"Missing key\(s\) in state_dict: [^\n]*?Unexpected key\(s\) in state_dict: \"module\.",
-     r"[Uu]nexpected key \"module\.[\w.]+\" in state_dict"),
+     r"[Uu]nexpected key \"module\.[\w.]+\" in state_dict",
+     r"Missing key\(s\) in state_dict: \"module\.",
+     r"[Uu]nexpected key\(s\) \"module\."),
     'Error(s) in loading state_dict for Net:\n\tMissing key(s) in state_dict: "fc.weight", '
     '"fc.bias". \n\tUnexpected key(s) in state_dict: "module.fc.weight", "module.fc.bias". ',
     "The checkpoint was saved from a model wrapped in DataParallel or DistributedDataParallel: every key starts with "
@@ -625,7 +659,7 @@ CUDA_FORK = _declined(
 )
 
 ALL = (
-    SAME_DEVICE, CONV, DATAPARALLEL, DDP, INDICES_CURRENT, RNN, CAT, ADVANCED_INDEX, META, GENERATOR, NUMPY,
+    SAME_DEVICE, CONV, DATAPARALLEL, DDP, INDICES_CURRENT, RNN, CAT, ADVANCED_INDEX, META, GENERATOR, PIN, NUMPY,
     DESERIALIZE, LEGACY_ARGUMENTS, HAND_WRITTEN,
     STATE_DICT_PREFIX, WEIGHTS_ONLY, DTYPE, SHAPE, OOM, CUDA_FAULT, NO_CUDA, INVALID_ORDINAL, CUDA_FORK,
 )

@@ -121,8 +121,8 @@ def test_ex2_right_answers_are_correct(answer):
     (lambda i, y, d: (i.to(d).float(), y.to(d).long()), "ch08.ex2.scale"),
     (lambda i, y, d: (i.to(d).float() / 255, y.to(d)), "ch08.ex2.labels_dtype"),
     (lambda i, y, d: (i.to(d).float() / 255, y.to(d).float()), "ch08.ex2.labels_dtype"),
-    (lambda i, y, d: (i.float() / 255, y.long()), "ch08.ex2.device"),
-    (lambda i, y, d: (i.to(d).float() / 255, y.long()), "ch08.ex2.device"),
+    (lambda i, y, d: (i.float() / 255, y.long()), "ch08.ex2.device_images"),
+    (lambda i, y, d: (i.to(d).float() / 255, y.long()), "ch08.ex2.device_labels"),
     (lambda i, y, d: (i.to(d).float().flatten(1) / 255, y.to(d).long()), "ch08.ex2.shape"),
     (lambda i, y, d: i.to(d).float() / 255, "ch08.ex2.not_pair"),
     (lambda i, y, d: (i.to(d).float() / 255, (1 - y).to(d).long()), "ch08.ex2.label_values"),
@@ -137,7 +137,7 @@ def test_ex2_wrong_answers_are_incorrect(answer, key):
 def test_ex2_a_global_device_is_caught_by_meta():
     device = torch.device("cpu")  # what a notebook's `device` is on this machine
     verdict = Prepare(CPU).evaluate(prepare=lambda i, y, d: (i.to(device).float() / 255, y.to(device).long()))
-    assert (verdict.status, verdict.key) == (INCORRECT, "ch08.ex2.device")
+    assert (verdict.status, verdict.key) == (INCORRECT, "ch08.ex2.device_images")
     assert "meta" in verdict.message()
 
 

@@ -154,7 +154,7 @@ class Recurrent(nn.Module):
 
 def test_a_hidden_state_made_in_forward_on_the_cpu():
     report = devicelab.locate(Recurrent().to("meta"), torch.randn(2, 4, 3, device="meta"))
-    assert report.created_by == "torch.zeros" and report.created_in == ""
+    assert report.created_by == "torch.zeros" and report.created_in == "" and report.created_device == CPU
     line = inspect.getsourcelines(Recurrent.forward)[1] + 1
     assert report.created == f"inside Recurrent.forward, line {line}: torch.zeros → cpu while inputs are on meta"
     assert report.created_at == f"{__file__}:{line}"
@@ -462,8 +462,10 @@ def test_on_cuda_the_same_reports():
     assert (report.module, report.tensor, report.devices) == ("", "weight", (cuda, CPU))
     assert "Input type" in str(report.error)
     report = devicelab.locate(Recurrent().to(cuda), torch.randn(2, 4, 3, device=cuda))
-    assert (report.created_by, report._created.device, report._created.input_device) == ("torch.zeros", CPU, cuda)
+    assert (report.created_by, report.created_device) == ("torch.zeros", CPU)
+    assert report.created.endswith(f"torch.zeros → cpu while inputs are on {cuda}")
     report = devicelab.locate(SendsToCpu("cpu()").to(cuda), x_on("cuda"))
     assert report.error is None and report.created_by == "torch.Tensor.cpu" and not report.ok
+    assert str(report).splitlines()[-1] == "(PyTorch raised no error on this run.)"
     assert devicelab.locate(Model().to(cuda), x_on("cuda")).ok
     assert no_hooks_left(model) and torch._C._len_torch_function_stack() == 0

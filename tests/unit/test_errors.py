@@ -8,7 +8,7 @@ from torch import nn
 
 from devicelab import messages
 from devicelab.chapters import MODULES
-from devicelab.errors import KINDS, Match, lookup, match_kind
+from devicelab.errors import KINDS, Match, diagnose, lookup, match_kind
 
 # The generated same-device check, by torch version (DESIGN.md section 8).
 SAME_DEVICE_WORDINGS = {
@@ -25,7 +25,7 @@ SAME_DEVICE_WORDINGS = {
         "in call to _th_addmm"
     ),
 }
-SAME_DEVICE_FIELDS = {
+SAME_DEVICE_FIELDS = {  # the fields a match reads (markers of which wording matched, named _x, are not fields)
     ">=2.8": {"arg": "mat1", "found": "cpu", "want": "cuda:0", "op": "wrapper_CUDA_addmm"},
     "1.9-2.7": {"arg": "mat1", "found": "cpu", "want": "cuda:0", "op": "wrapper_CUDA_addmm"},
     "<=1.8": {"arg": "mat1", "found": "cpu", "want": "cuda", "op": "_th_addmm"},
@@ -167,12 +167,13 @@ def test_the_mps_linear_message_is_recognised_with_its_fields():
 )
 def test_mps_wordings_are_accepted_for_both_kinds_mps_can_print_them_for(message):
     assert kinds_of(message) == ["same_device", "conv_input_weight_type"]
+    assert match_kind("same_device", message) is not None and match_kind("conv_input_weight_type", message) is not None
 
 
 @pytest.mark.parametrize("message", UNRELATED)
-def test_an_unrelated_message_matches_nothing(message):
+def test_an_unrelated_message_matches_no_device_family(message):
     assert lookup(message) == []
-    assert all(match_kind(name, message) is None for name in KINDS)
+    assert all(match_kind(name, message) is None for name in KINDS if KINDS[name].device_error)
 
 
 # --- readings and the index itself --------------------------------------------------------------
@@ -215,7 +216,9 @@ def test_a_reading_without_fields_shows_question_marks():
 def test_every_kind_matches_its_own_example(name):
     kind = KINDS[name]
     assert kind.match(kind.example) is not None
-    assert name in kinds_of(kind.example)
+    if kind.indexed:
+        assert name in kinds_of(kind.example)
+    assert diagnose(kind.example).match.kind is kind
 
 
 @pytest.mark.parametrize("name", list(KINDS))
@@ -228,8 +231,11 @@ def test_every_kind_reads_in_both_languages_with_the_same_fields(name):
 
 
 @pytest.mark.parametrize("name", list(KINDS))
-def test_every_kind_points_to_a_chapter_that_exists(name):
-    assert KINDS[name].chapter in MODULES
+def test_every_kind_and_route_points_to_a_chapter_that_exists_or_none(name):
+    kind = KINDS[name]
+    chapters = [kind.chapter, *kind.candidates] + [c for r in kind.routes for c in (r.chapter, *r.candidates)]
+    assert all(c is None or c in MODULES for c in chapters), chapters
+    assert kind.device_error or kind.causes == ()  # a declined family names no causes
 
 
 def test_the_pytorch_1_9_typo_arugment_still_reads_the_argument_and_routes_it():
@@ -248,3 +254,183 @@ def test_the_short_form_without_an_operation_is_read_without_question_marks(lang
     assert "?" not in reading and "cuda:0" in reading and "cpu" in reading
     kind = KINDS["same_device"]
     assert placeholders(kind.reading_without_op["en"]) == placeholders(kind.reading_without_op["zh"])
+
+
+# --- diagnose: the reading of a pasted text ---------------------------------------------------------------
+
+
+ADDMM_GPU_MODEL = SAME_DEVICE_WORDINGS[">=2.8"]  # a GPU model fed a CPU batch
+ADDMM_CPU_MODEL = (  # a CPU model fed a GPU batch: the check names mat1 again (DESIGN section 8)
+    "Expected all tensors to be on the same device, but got mat1 is on cuda:0, different from other tensors "
+    "on cpu (when checking argument in method wrapper_CUDA_addmm)"
+)
+SHORT_FORM = "Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!"
+
+
+def test_diagnose_reads_the_op_the_argument_and_both_devices():
+    d = diagnose(ADDMM_GPU_MODEL)
+    assert (d.device_error, d.kind, d.op, d.argument) == (True, "same_device", "wrapper_CUDA_addmm", "mat1")
+    assert d.devices == ("cpu", "cuda:0")  # in the order the message names them
+    assert d.chapter == "01-devices" and d.confident and d.candidates[0] == d.chapter
+    assert d.causes == ("batch_not_moved",)
+
+
+def test_the_same_argument_on_the_other_side_is_read_as_the_model_left_behind():
+    d = diagnose(ADDMM_CPU_MODEL)
+    assert d.argument == "mat1" and d.devices == ("cuda:0", "cpu")
+    assert d.causes[0] == "model_not_moved"
+
+
+@pytest.mark.parametrize(("message", "cause"), [
+    (INDEX_SELECT_28, "ids_not_moved"),
+    ("Expected all tensors to be on the same device, but got index is on cuda:0, different from other tensors on "
+     "cpu (when checking argument in method wrapper_CUDA__index_select)", "table_not_moved"),
+])
+def test_an_embedding_goes_to_chapter_03_whichever_side_is_misplaced(message, cause):
+    d = diagnose(message)
+    assert d.chapter == "03-embedding" and d.confident and d.causes[0] == cause
+
+
+def test_the_short_form_names_no_side_and_says_so():
+    d = diagnose(SHORT_FORM)
+    assert d.device_error and not d.confident and d.op is None and d.argument is None
+    assert d.devices == ("cuda:0", "cpu") and len(d.causes) >= 2
+    assert d.chapter == "01-devices" and "05-inside" in d.candidates
+
+
+def test_a_loss_weight_goes_to_chapter_02_not_to_the_labels():
+    d = diagnose(KINDS["same_device"].example)
+    assert d.chapter == "02-dataparallel" and d.causes[0] == "loss_weight_not_moved"
+
+
+def test_a_layer_norm_weight_is_not_sent_to_the_loss_section():
+    d = diagnose("Expected all tensors to be on the same device, but got weight is on cpu, different from other "
+                 "tensors on cuda:0 (when checking argument in method wrapper_CUDA__native_layer_norm)")
+    assert d.chapter == "05-inside" and not d.confident and d.causes[0] == "layer_outside_to"
+
+
+@pytest.mark.parametrize(("message", "chapter", "confident", "cause"), [
+    (CONV, "02-dataparallel", False, "model_not_moved"),
+    (CONV_REVERSED, "01-devices", True, "batch_not_moved"),
+])
+def test_the_conv_message_is_read_by_which_side_is_on_the_gpu(message, chapter, confident, cause):
+    d = diagnose(message)
+    assert (d.chapter, d.confident, d.causes[0]) == (chapter, confident, cause)
+    assert set(d.devices) == {"cuda", "cpu"}
+
+
+@pytest.mark.parametrize("message", [
+    "Input type (torch.cuda.HalfTensor) and weight type (torch.cuda.FloatTensor) should be the same",
+    "Input type (CUDAFloatTensor) and weight type (CUDAHalfTensor) should be the same",
+    "Input type (c10::Half) and bias type (float) should be the same",
+    "mat1 and mat2 must have the same dtype, but got Float and Half",
+    "expected scalar type Half but found Float",
+    "Expected object of type torch.cuda.LongTensor but found type torch.cuda.FloatTensor for argument #2 'target'",
+    "mat1和mat2必须具有相同的数据类型,但是得到了float和half",
+])
+def test_dtype_mismatches_are_declined_and_sent_to_chapter_08(message):
+    d = diagnose(message)
+    assert not d.device_error and d.kind == "dtype_mismatch" and d.chapter == "08-amp" and d.causes == ()
+
+
+@pytest.mark.parametrize(("message", "kind", "chapter"), [
+    ("mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5)", "shape_mismatch", None),
+    ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB", "out_of_memory", None),
+    ("RuntimeError: CUDA error: an illegal memory access was encountered", "cuda_kernel_fault", None),
+    ("RuntimeError: CUDA error: device-side assert triggered", "cuda_kernel_fault", None),
+    ("AssertionError: Torch not compiled with CUDA enabled", "cuda_unavailable", "01-devices"),
+    ("RuntimeError: CUDA error: invalid device ordinal", "invalid_device_ordinal", "06-multigpu"),
+])
+def test_other_errors_are_declined_with_a_pointer(message, kind, chapter):
+    d = diagnose(message)
+    assert (d.device_error, d.kind, d.chapter) == (False, kind, chapter)
+
+
+@pytest.mark.parametrize(("message", "chapter"), [
+    (DATAPARALLEL, "06-multigpu"),
+    ("Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cuda:1! (when "
+     "checking argument for argument index in method wrapper_CUDA_scatter__value)", "06-multigpu"),
+    ("Expected tensor for argument #1 'input' to have the same device as tensor for argument #2 'weight' ; but device "
+     "1 does not equal 0 (while checking arguments for cudnn_convolution)", "06-multigpu"),
+    ("DistributedDataParallel device_ids and output_device arguments only work with single-device/multiple-device "
+     "GPU modules or CPU modules, but got device_ids [0], output_device None, and module parameters "
+     "{device(type='cpu')}.", "06-multigpu"),
+    (RNN_HIDDEN := "Input and hidden tensors are not at the same device, found input tensor at cuda:0 and hidden "
+     "tensor at cpu", "05-inside"),
+    ("indices should be either on cpu or on the same device as the indexed tensor (cpu)", "05-inside"),
+    ("Tensor on device meta is not on the expected device cuda:0!", "07-checkpoints"),
+    ("Expected a 'cuda' device type for generator but found 'cpu'", "09-debugging"),
+    ("cannot pin 'torch.cuda.FloatTensor' only dense CPU tensors can be pinned", "04-batches"),
+    ("Input, output and indices must be on the current device", "03-embedding"),
+    ("Tensor for argument #2 'mat1' is on CPU, but expected it to be on GPU (while checking arguments for addmm)",
+     "01-devices"),
+    ("Expected object of device type cuda but got device type cpu for argument #1 'self' in call to "
+     "_th_index_select", "03-embedding"),
+    ("expected self and mask to be on the same device, but got mask on cpu and self on cuda:0", "01-devices"),
+])
+def test_each_family_goes_to_the_chapter_that_explains_it(message, chapter):
+    d = diagnose(message)
+    assert d.device_error and d.chapter == chapter, d
+
+
+def test_the_hand_written_check_reads_both_devices_from_its_tail():
+    d = diagnose("grid_sampler(): expected input and grid to be on same device, but input is on cuda:0 and grid is "
+                 "on cpu")
+    assert d.kind == "hand_written_device_check" and d.devices == ("cuda:0", "cpu") and d.op == "grid_sampler"
+
+
+def test_a_family_no_chapter_explains_falls_back_to_chapter_09_without_confidence():
+    d = diagnose("can't convert cuda:0 device type tensor to numpy. Use Tensor.cpu() to copy the tensor to host "
+                 "memory first.")
+    assert d.device_error and d.chapter == "09-debugging" and not d.confident
+
+
+@pytest.mark.parametrize("message", [
+    "RuntimeError: 输入类型(torch.cuda.FloatTensor)与权重类型(torch.FloatTensor)不匹配",  # quoted on page 02
+    "RuntimeError：预期所有张量都在同一个设备上，但发现至少有两个设备，cuda:0 和 cpu！",
+    "RuntimeError: 模型的参数和缓冲区必须在cuda:1 (device_ids[0])上,但发现有一个在cuda:2上",
+    "PyTorch RuntimeError: 期望'cuda'设备类型的生成器但找到'cpu'",
+])
+def test_chinese_renderings_are_recognised(message):
+    assert diagnose(message).device_error
+
+
+# --- pastes ---------------------------------------------------------------------------------------------------
+
+
+def test_a_soft_wrapped_crlf_quoted_paste_reads_like_the_message():
+    pasted = ("> Traceback (most recent call last):\r\n>   File \"train.py\", line 3, in <module>\r\n"
+              "> RuntimeError: Expected all tensors to be on the same device, but got mat1 is on cpu, different from\r\n"
+              "> other tensors on cuda:0 (when checking argument in method wrapper_CUDA_ad\r\n> dmm)\r\n")
+    d = diagnose(pasted)
+    assert (d.op, d.argument, d.devices) == ("wrapper_CUDA_addmm", "mat1", ("cpu", "cuda:0"))
+
+
+def test_a_truncated_tail_still_reads_the_family_and_the_devices():
+    d = diagnose("RuntimeError: Expected all tensors to be on the same device, but got index is on cpu, different "
+                 "from other tensors on cuda:0 (when checking argu")
+    assert d.kind == "same_device" and d.devices == ("cpu", "cuda:0") and d.argument == "index"
+    assert diagnose("RuntimeError: Expected all tensors to be on the sa").match is None  # too little to tell
+
+
+def test_full_width_punctuation_and_curly_quotes_are_read_as_ascii():
+    d = diagnose("RuntimeError：Tensor for argument #2 ‘mat1’ is on CPU, but expected it to be on GPU")
+    assert d.argument == "mat1" and d.devices == ("cpu", "cuda")
+
+
+@pytest.mark.parametrize("text", ["", "   ", "hello", "x" * 100_000, "\x00\x1b[31m", None, 42])
+def test_diagnose_never_raises_and_declines_what_it_does_not_know(text):
+    d = diagnose(text)
+    assert not d.device_error and d.chapter is None and d.kind is None and d.candidates == []
+
+
+def test_every_exported_pattern_is_the_python_pattern_in_javascript_syntax():
+    from devicelab.errors import export
+
+    rules = export()
+    assert [k["name"] for k in rules["kinds"]][-1] == "hand_written_device_check"  # the catch-all comes last
+    for kind in rules["kinds"]:
+        for pattern in kind["patterns"]:
+            assert "(?P<" not in pattern and "(?s)" not in pattern and "(?i)" not in pattern and "\\Z" not in pattern
+            for cause in kind["causes"]:
+                assert cause in rules["causes"]

@@ -1,5 +1,6 @@
-"""MkDocs hooks: notebook pages under mkdocs-static-i18n, the action bar of every lab page, the
-"what is tested where" table of every chapter page, and a search that each language runs on its own pages."""
+"""MkDocs hooks: notebook pages under mkdocs-static-i18n, the action bar of every lab page, the outputs of a
+real run on every solution page (tools/execute_solutions.py), the "what is tested where" table of every
+chapter page, and a search that each language runs on its own pages."""
 
 from __future__ import annotations
 
@@ -37,6 +38,9 @@ mkdocs_static_i18n.reconfigure.File = _NotebookAwareFile
 
 _JUPYTER_THEME = re.compile(r'<style type="text/css">\s*@charset "UTF-8";\.jupyter-wrapper\{.*?</style>', re.S)
 _MATHJAX = re.compile(r'<script type="text/x-mathjax-config">.*?</script>|<script src=""> </script>', re.S)
+# mkdocs-jupyter's hidden copy of each cell's code, for its own copy button (hidden by course.css): without
+# its theme's style it shows every cell's code a second time, as a paragraph. Material's copy button stays.
+_COPY_TEXT = re.compile(r'<div class="clipboard-copy-txt"[^>]*>[^<]*</div>')
 
 ACTION_TEXT = {
     "en": {
@@ -105,7 +109,7 @@ def on_page_content(html_text: str, page, config, files) -> str:
         + (ran_on_line(ran, lang) if ran else "")
         + "</div>"
     )
-    return bar + _MATHJAX.sub("", _JUPYTER_THEME.sub("", html_text))
+    return bar + _COPY_TEXT.sub("", _MATHJAX.sub("", _JUPYTER_THEME.sub("", html_text)))
 
 
 # ------------------------------------------------------------------ executed outputs on solution pages

@@ -199,8 +199,13 @@ _PUNCTUATION = {0x2018: "'", 0x2019: "'", 0x201C: '"', 0x201D: '"', 0x3000: " ",
 _PUNCTUATION.update({code: chr(code - 0xFEE0) for code in range(0xFF01, 0xFF5F)})
 
 
+MAX_PASTE, HEAD = 40_000, 8_000
+
+
 def normalise(text: str) -> tuple[str, str]:
     """A pasted text as one line, two ways: lines joined with a space, and lines glued (a word wrapped mid-way)."""
+    if len(text) > MAX_PASTE:  # a whole log: keep its head and its end, where the error is
+        text = text[:HEAD] + "\n" + text[-(MAX_PASTE - HEAD):]
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     text = _ANSI.sub("", text).translate(_PUNCTUATION)
     lines = [_BOX.sub(" ", _QUOTE.sub("", line)) for line in text.split("\n")]

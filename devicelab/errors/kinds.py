@@ -442,7 +442,7 @@ LEGACY_ARGUMENTS = ErrorKind(
     device_fields=(),
     patterns=(
         # PyTorch 0.x: a Python binding given tensors of the wrong legacy types, CPU and CUDA ones mixed or not
-        r"(?P<op>\w+) received an invalid combination of arguments - got \((?P<tail>[^!]{0,400})",
+        r"\b(?P<op>\w+) received an invalid combination of arguments - got \((?P<tail>[^!]{0,400})",
     ),
     routes=(
         Route({"op": "NLLCriterion|CrossEntropy", "tail": r"^(?=.*torch\.cuda\.)(?=.*torch\.[A-Z])"}, "02-dataparallel",
@@ -477,9 +477,9 @@ HAND_WRITTEN = ErrorKind(
         r"(?:to be|must be|need to be|should be|be|are not|is not|are) (?:on|in|at) (?:the )?same device"
         r"(?P<tail>[^!?]{0,160})",
         r"(?:must|to|should) have the same device(?P<tail>[^!?]{0,160})",
-        r"(?P<tail>Expected [\w ,]+ to have the same device type, but got[^!?]{0,160})",
+        r"(?P<tail>Expected [\w ,]{1,80} to have the same device type, but got[^!?]{0,160})",
         r"(?P<tail>(?:all )?tensors must all be on the same device[^!?]{0,80})",
-        r"(?P<tail>\w+ must be (?:a )?(?:CUDA|cuda|GPU) tensor[^!?]{0,80})",
+        r"(?P<tail>\b\w+ must be (?:a )?(?:CUDA|cuda|GPU) tensor[^!?]{0,80})",
         r"(?P<tail>expected (?:input|\w+) to be on (?:the )?(?:same )?(?:device|cuda|CUDA)[^!?]{0,120})",
     ),
     routes=(

@@ -316,6 +316,53 @@ def test_a_0_dim_cpu_tensor_is_accepted_beside_tensors_on_another_device():
     assert (torch.ones(3, device=META) * torch.tensor(2.0)).device == META
 
 
+def test_numpy_refuses_a_tensor_on_another_device_with_a_typeerror():
+    """`.numpy()` on a tensor that is not on the CPU raises TypeError "can't convert <device> device type tensor ...".
+
+    zh: 对不在 CPU 上的张量调用 `.numpy()` 会抛出 TypeError "can't convert <device> device type tensor ..."。
+    """
+    with pytest.raises(TypeError) as info:
+        torch.ones(2, device=META).numpy()
+    assert str(info.value) == ("can't convert meta device type tensor to numpy. Use Tensor.cpu() to copy the tensor "
+                               "to host memory first.")
+
+
+def test_numpy_also_refuses_a_tensor_that_requires_grad_and_detach_cpu_numpy_works():
+    """`.numpy()` refuses a tensor that requires grad; `t.detach().cpu().numpy()` works.
+
+    zh: `.numpy()` 不接受需要梯度的张量；`t.detach().cpu().numpy()` 可以。
+    """
+    t = torch.ones(2, requires_grad=True)
+    with pytest.raises(RuntimeError, match=r"Can't call numpy\(\) on Tensor that requires grad"):
+        t.numpy()
+    assert t.detach().cpu().numpy().tolist() == [1.0, 1.0]
+
+
+def test_a_default_device_moves_randperm_but_not_a_new_generator():
+    """With set_default_device, torch.randperm without device= follows it, while torch.Generator() stays on the CPU.
+
+    zh: 设置了 set_default_device 之后，不带 device= 的 torch.randperm 跟着它走，torch.Generator() 却仍在 CPU 上。
+    """
+    torch.set_default_device(META)
+    try:
+        generator = torch.Generator()
+        drawn = torch.randperm(5, generator=generator)
+    finally:
+        torch.set_default_device(None)
+    assert generator.device.type == "cpu" and drawn.device == META
+
+
+def test_a_shuffling_dataloader_draws_its_order_with_randperm_and_a_generator():
+    """A DataLoader with shuffle=True draws its order with torch.randperm(n, generator=...).
+
+    zh: shuffle=True 的 DataLoader 用 torch.randperm(n, generator=...) 生成打乱顺序。
+    """
+    ops = Ops()
+    with ops:
+        list(torch.utils.data.DataLoader(range(8), shuffle=True, batch_size=4))
+    assert "aten.randperm.generator" in ops.ops
+
+
 # --------------------------------------------------------------------------------------------- GPU
 
 
@@ -354,3 +401,34 @@ def test_gpu_moving_to_a_gpu_keeps_parameter_objects_and_adam_then_fails_to_step
         parameter.grad = torch.ones_like(parameter)
     with pytest.raises(RuntimeError, match="device"):
         optimizer.step()
+
+
+@pytest.mark.gpu
+def test_gpu_numpy_on_a_gpu_tensor_names_cuda_0(cuda):
+    """On a GPU, `.numpy()` says "can't convert cuda:0 device type tensor to numpy. Use Tensor.cpu() ...".
+
+    zh: 在 GPU 上，`.numpy()` 报 "can't convert cuda:0 device type tensor to numpy. Use Tensor.cpu() ..."。
+    """
+    with pytest.raises(TypeError) as info:
+        torch.ones(2, device=cuda).numpy()
+    assert str(info.value).startswith("can't convert cuda:0 device type tensor to numpy. Use Tensor.cpu()")
+    assert torch.ones(2, device=cuda, requires_grad=True).detach().cpu().numpy().tolist() == [1.0, 1.0]
+
+
+@pytest.mark.gpu
+def test_gpu_a_shuffling_loader_under_a_gpu_default_device_needs_a_gpu_generator(cuda):
+    """Under a "cuda" default device a shuffling DataLoader says "Expected a 'cuda' device type for generator …".
+
+    zh: 默认设备设为 "cuda" 时，打乱的 DataLoader 报 "Expected a 'cuda' device type for generator …"。
+
+    In full: "Expected a 'cuda' device type for generator but found 'cpu'"; a generator on the GPU fixes it.
+    """
+    torch.set_default_device(cuda)
+    try:
+        with pytest.raises(RuntimeError, match="Expected a 'cuda' device type for generator but found 'cpu'"):
+            list(torch.utils.data.DataLoader(range(8), shuffle=True, batch_size=4))
+        order = list(torch.utils.data.DataLoader(range(8), shuffle=True, batch_size=4,
+                                                 generator=torch.Generator(device=cuda)))
+    finally:
+        torch.set_default_device(None)
+    assert len(order) == 2

@@ -269,3 +269,10 @@ def test_a_student_page_shows_no_outputs(site, notebook):
 def test_a_solution_page_downloads_the_committed_notebook(site, notebook):
     downloaded = site / page_dir(notebook) / notebook.name
     assert downloaded.read_bytes() == notebook.read_bytes()
+
+
+@pytest.mark.parametrize("kind", ["labs", "solutions"])
+def test_a_notebook_page_shows_each_cell_s_code_once(site, kind):
+    page = (site / kind / "01-devices" / "index.html").read_text(encoding="utf-8")
+    assert "clipboard-copy-txt" not in page, "mkdocs-jupyter's hidden copy of the code would show as a paragraph"
+    assert re.sub(r"<[^>]+>", "", page).count("def make_points(") == 1

@@ -12,7 +12,10 @@
   var PUNCTUATION = { "\u2018": "'", "\u2019": "'", "\u201C": '"', "\u201D": '"', "\u3000": " ", "\u3002": ".",
     "\u3001": ",", "`": "" };
 
+  var MAX_PASTE = 40000, HEAD = 8000;
+
   function normalise(text) {
+    if (text.length > MAX_PASTE) text = text.slice(0, HEAD) + "\n" + text.slice(text.length - (MAX_PASTE - HEAD));
     text = text.replace(/\r\n/g, "\n").replace(/\r/g, "\n");
     text = text.replace(/\x1b\[[0-9;]*[A-Za-z]/g, "");
     text = text.replace(/[\u2018\u2019\u201C\u201D\u3000\u3002\u3001`\uFF01-\uFF5E]/g, function (c) {

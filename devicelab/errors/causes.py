@@ -55,7 +55,8 @@ CAUSES: dict[str, dict[str, str]] = {
     "loss_weight_not_moved": {
         "en": "The loss holds a tensor of its own (the class weights of `CrossEntropyLoss(weight=...)`/`NLLLoss`) on "
         "another device than the logits. Move the loss with the model: `criterion = criterion.to(device)`.",
-        "zh": "损失函数自带一个张量（`CrossEntropyLoss(weight=...)`/`NLLLoss` 的类别权重），它和 logits 不在同一个设备上。"
+        "zh": "损失函数自带一个张量（`CrossEntropyLoss(weight=...)`/`NLLLoss` 的类别权重），"
+        "它和 logits 不在同一个设备上。"
         "把损失函数和模型一起移过去：`criterion = criterion.to(device)`。",
     },
     "hidden_state": {
@@ -76,14 +77,16 @@ CAUSES: dict[str, dict[str, str]] = {
         "en": "DataParallel copies the module from device_ids[0] to the other GPUs on every forward pass, so the "
         "module must already be on device_ids[0]: `model.to('cuda:0')` (or the first of your device_ids) before "
         "wrapping. The inputs may stay on the CPU: scatter copies them.",
-        "zh": "DataParallel 每次前向传播都会把模块从 device_ids[0] 复制到其他 GPU，所以模块必须已经在 device_ids[0] 上："
+        "zh": "DataParallel 每次前向传播都会把模块从 device_ids[0] 复制到其他 GPU，"
+        "所以模块必须已经在 device_ids[0] 上："
         "包装之前先 `model.to('cuda:0')`（或你 device_ids 中的第一个）。输入可以留在 CPU 上：scatter 会复制它们。",
     },
     "multi_gpu_mix": {
         "en": "Two GPUs are involved ({dev1} and {dev2}): one tensor or module is on another GPU than the rest — a "
         "hard-coded `cuda:0` or `.cuda()` inside a model replicated by DataParallel, or a DDP process not using its "
         "own `local_rank`. Create tensors on `x.device`, and in DDP call `torch.cuda.set_device(local_rank)`.",
-        "zh": "涉及两块 GPU（{dev1} 和 {dev2}）：有一个张量或模块在另一块 GPU 上——例如被 DataParallel 复制的模型里写死了 "
+        "zh": "涉及两块 GPU（{dev1} 和 {dev2}）：有一个张量或模块在另一块 GPU 上——"
+        "例如被 DataParallel 复制的模型里写死了 "
         "`cuda:0` 或 `.cuda()`，或者某个 DDP 进程没有使用自己的 `local_rank`。请在 `x.device` 上创建张量；"
         "在 DDP 里调用 `torch.cuda.set_device(local_rank)`。",
     },
@@ -127,9 +130,9 @@ CAUSES: dict[str, dict[str, str]] = {
         "`generator=torch.Generator(device=...)`。",
     },
     "pin_cuda": {
-        "en": "`DataLoader(pin_memory=True)` pins each batch in page-locked CPU memory, but these tensors are already on "
-        "the GPU: the dataset or the collate function moved them. Keep the dataset on the CPU and move each batch in "
-        "the training loop (`batch.to(device, non_blocking=True)`), or set `pin_memory=False`.",
+        "en": "`DataLoader(pin_memory=True)` pins each batch in page-locked CPU memory, but these tensors are already "
+        "on the GPU: the dataset or the collate function moved them. Keep the dataset on the CPU and move each batch "
+        "in the training loop (`batch.to(device, non_blocking=True)`), or set `pin_memory=False`.",
         "zh": "`DataLoader(pin_memory=True)` 会把每个批次放进页锁定的 CPU 内存，可这些张量已经在 GPU 上了："
         "是数据集或 collate 函数移动了它们。让数据集留在 CPU 上，在训练循环里移动每个批次"
         "（`batch.to(device, non_blocking=True)`），或者设置 `pin_memory=False`。",

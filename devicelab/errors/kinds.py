@@ -40,10 +40,12 @@ SAME_DEVICE = ErrorKind(
         r"Expected all tensors to be on the same device\. (?P<op>\w+):? expected '(?P<arg>\w+)' to be (?:a )?"
         r"(?P<want>CUDA|CPU)(?: tensor)?, but got (?:tensor on )?(?P<found>" + D + r"|CUDA|CPU)",
         # torch 1.0 .. 1.8 (the TH/THC legacy functions)
-        r"Expected object of device type (?P<want>\w+) but got device type (?P<found>\w+)\b(?! for sequence)(?: for argument #\d+ "
+        r"Expected object of device type (?P<want>\w+) but got device type (?P<found>\w+)\b(?! for sequence)"
+        r"(?: for argument #\d+ "
         r"'(?P<arg>\w+)')?(?: in call to (?P<op>\w+))?",
         # torch <= 1.3
-        r"Expected object of backend (?P<want>\w+) but got backend (?P<found>\w+)\b(?! for sequence)(?: for argument #\d+ "
+        r"Expected object of backend (?P<want>\w+) but got backend (?P<found>\w+)\b(?! for sequence)"
+        r"(?: for argument #\d+ "
         r"'(?P<arg>\w+)')?",
         # torch 0.4 .. 1.0: legacy type names carry the device (and the dtype: same device is a dtype error)
         r"Expected object of type (?P<want>torch\.[\w.]+?)\.? but found type (?P<found>torch\.[\w.]+?)\.?(?: for "
@@ -76,7 +78,8 @@ SAME_DEVICE = ErrorKind(
     routes=(
         Route({"relation": "^index$"}, "06-multigpu", True, ("multi_gpu_mix",), ("09-debugging",)),
         Route({"relation": "^same$", "dtypes": "different"}, "08-amp", True, (), (), False, "dtype_mismatch"),
-        Route({"types": "meta"}, "07-checkpoints", False, ("meta_weights",), ("09-debugging",)),
+        # meta with an operation named reads as any other pair of devices (the course's tests stand meta in for a GPU)
+        Route({"types": "meta", "op": "^$"}, "07-checkpoints", False, ("meta_weights",), ("09-debugging",)),
         Route({"_mps": "."}, "01-devices", False, ("mps_mix", "layer_outside_to"), ("05-inside",)),
         Route({"_fake": "."}, "05-inside", False, ("tensor_made_inside", "batch_not_moved"),
               ("09-debugging", "01-devices")),
@@ -115,7 +118,8 @@ SAME_DEVICE = ErrorKind(
               ("model_not_moved", "layer_outside_to", "batch_not_moved"), ("05-inside", "02-dataparallel")),
         Route({"arg": "^other$"}, "01-devices", False, ("tensor_made_inside", "batch_not_moved"), ("05-inside",)),
         # the short form: an element-wise operation, often with a tensor the model holds or makes (chapter 05)
-        Route({"_form": ".", "op": "^$"}, "01-devices", False, ("tensor_made_inside", "batch_not_moved", "model_not_moved"),
+        Route({"_form": ".", "op": "^$"}, "01-devices", False,
+              ("tensor_made_inside", "batch_not_moved", "model_not_moved"),
               ("05-inside", "09-debugging")),
     ),
     example="Expected all tensors to be on the same device, but got weight is on cpu, "
@@ -309,7 +313,8 @@ CAT = ErrorKind(
         "en": "This is how older PyTorch 1.x versions worded a torch.cat (or torch.stack) of tensors on two devices "
         "({want} and {found}). Current versions print the generated device check instead (\"... but got tensors is "
         "on cpu ... wrapper_CUDA_cat\").",
-        "zh": "这是较早的 PyTorch 1.x 版本对 torch.cat（或 torch.stack）拼接两个设备（{want} 和 {found}）上张量时的措辞。"
+        "zh": "这是较早的 PyTorch 1.x 版本对 torch.cat（或 torch.stack）拼接两个设备"
+        "（{want} 和 {found}）上张量时的措辞。"
         "现在的版本打印的是自动生成的设备检查（“... but got tensors is on cpu ... wrapper_CUDA_cat”）。",
     },
 )
@@ -388,7 +393,8 @@ PIN = ErrorKind(
     reading={
         "en": "`pin_memory` copies a CPU tensor into page-locked memory for a faster copy to the GPU; it was given a "
         "tensor already on {found_dev} ({found}).",
-        "zh": "`pin_memory` 把 CPU 张量复制到页锁定内存里，以便更快地拷贝到 GPU；它收到的却是已经在 {found_dev} 上的张量"
+        "zh": "`pin_memory` 把 CPU 张量复制到页锁定内存里，以便更快地拷贝到 GPU；"
+        "它收到的却是已经在 {found_dev} 上的张量"
         "（{found}）。",
     },
 )
@@ -430,7 +436,8 @@ DESERIALIZE = ErrorKind(
         "en": "The checkpoint records, for every tensor, the device it was saved from ({want}), and torch.load puts it "
         "back there by default; this machine does not have that device. Tell torch.load where to put the tensors: "
         "`torch.load(path, map_location=device)`.",
-        "zh": "检查点为每个张量记下了保存时所在的设备（{want}），torch.load 默认会把它放回那里；可这台机器上没有那个设备。"
+        "zh": "检查点为每个张量记下了保存时所在的设备（{want}），torch.load 默认会把它放回那里；"
+        "可这台机器上没有那个设备。"
         "请告诉 torch.load 把张量放到哪里：`torch.load(path, map_location=device)`。",
     },
 )
@@ -594,7 +601,8 @@ OOM = _declined(
     "CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 14.75 GiB total capacity)",
     "Not a device-placement error: the GPU ran out of memory. Use a smaller batch, mixed precision, or free tensors "
     "you keep (`loss.item()` instead of `loss`).",
-    "不是设备放置错误：GPU 显存不足。减小批大小、使用混合精度，或者释放你保留的张量（保存 `loss.item()` 而不是 `loss`）。",
+    "不是设备放置错误：GPU 显存不足。减小批大小、使用混合精度，"
+    "或者释放你保留的张量（保存 `loss.item()` 而不是 `loss`）。",
 )
 
 CUDA_FAULT = _declined(
@@ -608,7 +616,8 @@ CUDA_FAULT = _declined(
         r"NCCL error|ncclUnhandledCudaError|ncclInternalError|ncclSystemError",
     ),
     "CUDA error: device-side assert triggered",
-    "Not a device-placement error: a CUDA kernel failed. Rerun with `CUDA_LAUNCH_BLOCKING=1` (or on the CPU) to get the "
+    "Not a device-placement error: a CUDA kernel failed. Rerun with `CUDA_LAUNCH_BLOCKING=1` (or on the CPU) to get "
+    "the "
     "real error; a device-side assert is most often a class label or an index out of range.",
     "不是设备放置错误：某个 CUDA 内核运行失败。用 `CUDA_LAUNCH_BLOCKING=1`（或在 CPU 上）重新运行，才能看到真正的错误；"
     "device-side assert 多半是类别标签或索引越界。",

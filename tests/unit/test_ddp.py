@@ -1,5 +1,6 @@
 """devicelab.ddp: a real 2-process torchrun job on the CPU, a failing rank, a hanging job, and the answers file."""
 
+import importlib.util
 import os
 import sys
 
@@ -11,6 +12,7 @@ from devicelab.chapters.multigpu import RANK_DEVICE_SOLUTION, WRAP_MODEL_SOLUTIO
 from devicelab.messages import set_language
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="process groups are POSIX")
+CPU_ONLY = {"CUDA_VISIBLE_DEVICES": ""}  # the same job on a CUDA machine: gloo ranks on the CPU
 
 
 @pytest.fixture(autouse=True)
@@ -31,7 +33,7 @@ def group_is_gone(run: ddp.DDPRun) -> bool:
 @pytest.fixture(scope="module")
 def finished_job() -> ddp.DDPRun:
     """The course's script with its own functions: 2 gloo processes on the CPU, 3 epochs."""
-    return ddp.launch(nproc=2, args=["--epochs", "3"], timeout=120, echo=False)
+    return ddp.launch(nproc=2, args=["--epochs", "3"], timeout=120, echo=False, env=CPU_ONLY)
 
 
 def test_torchrun_command_is_python_m_torch_distributed_run():
@@ -40,7 +42,6 @@ def test_torchrun_command_is_python_m_torch_distributed_run():
                        "train.py", "--epochs", "3"]
 
 
-@pytest.mark.skipif(torch.cuda.is_available(), reason="on a CUDA machine the script uses one GPU per rank")
 def test_a_two_process_gloo_job_trains_and_ends_cleanly(finished_job):
     run = finished_job
     assert run.ok and run.returncode == 0 and not run.timed_out, run.output[-2000:]
@@ -57,7 +58,7 @@ def test_a_two_process_gloo_job_trains_and_ends_cleanly(finished_job):
 
 
 def test_a_failing_rank_ends_the_job_and_every_process(capsys):
-    run = ddp.launch(nproc=2, args=["--fail-rank", "1"], timeout=120)
+    run = ddp.launch(nproc=2, args=["--fail-rank", "1"], timeout=120, env=CPU_ONLY)
     out = capsys.readouterr().out
     assert not run.ok and not run.timed_out and run.returncode not in (0, None)
     assert run.failures() == {1: "RuntimeError: rank 1 fails on purpose (--fail-rank 1)"}
@@ -78,12 +79,8 @@ def test_a_hanging_job_is_stopped_at_its_time_limit(tmp_path, capsys):
 
 
 def test_write_module_gives_every_rank_the_functions_and_the_imports(tmp_path):
-    namespace: dict = {}
-    exec(ddp.HEADER + RANK_DEVICE_SOLUTION + "\n" + WRAP_MODEL_SOLUTION, namespace)
     source = tmp_path / "answers_src.py"
     source.write_text(ddp.HEADER + RANK_DEVICE_SOLUTION + "\n\n" + WRAP_MODEL_SOLUTION + "\n", encoding="utf-8")
-    import importlib.util
-
     spec = importlib.util.spec_from_file_location("answers_src", source)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -91,7 +88,8 @@ def test_write_module_gives_every_rank_the_functions_and_the_imports(tmp_path):
     try:
         written: dict = {}
         exec(path.read_text(encoding="utf-8"), written)
-        assert written["rank_device"](0) == torch.device("cpu")
+        assert written["rank_device"](0) == (torch.device("cuda", 0) if torch.cuda.is_available() else
+                                            torch.device("cpu"))
         assert path.read_text(encoding="utf-8").startswith(ddp.HEADER)
     finally:
         path.unlink()

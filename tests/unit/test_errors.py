@@ -400,7 +400,8 @@ def test_chinese_renderings_are_recognised(message):
 
 def test_a_soft_wrapped_crlf_quoted_paste_reads_like_the_message():
     pasted = ("> Traceback (most recent call last):\r\n>   File \"train.py\", line 3, in <module>\r\n"
-              "> RuntimeError: Expected all tensors to be on the same device, but got mat1 is on cpu, different from\r\n"
+              "> RuntimeError: Expected all tensors to be on the same device, but got mat1 is on cpu, "
+              "different from\r\n"
               "> other tensors on cuda:0 (when checking argument in method wrapper_CUDA_ad\r\n> dmm)\r\n")
     d = diagnose(pasted)
     assert (d.op, d.argument, d.devices) == ("wrapper_CUDA_addmm", "mat1", ("cpu", "cuda:0"))
@@ -434,3 +435,43 @@ def test_every_exported_pattern_is_the_python_pattern_in_javascript_syntax():
             assert "(?P<" not in pattern and "(?s)" not in pattern and "(?i)" not in pattern and "\\Z" not in pattern
             for cause in kind["causes"]:
                 assert cause in rules["causes"]
+
+
+# --- what the installed torch prints (meta standing in for the GPU, read as cuda:0) ------------------------------
+
+_CUDA = torch._C.DispatchKeySet(torch._C.DispatchKey.CUDA)
+
+
+def _on_meta(*shape):
+    return torch.ones(*shape, device="meta")
+
+
+INSTALLED = {  # name: (the call, its family, device error, chapter)
+    "embedding_bag": (lambda: torch.ops.aten._embedding_bag.default.redispatch(
+        _CUDA, _on_meta(5, 3), torch.ones(4).long(), torch.ones(1).long()), "same_device", True, "03-embedding"),
+    "layer_norm": (lambda: torch.ops.aten.native_layer_norm.default.redispatch(
+        _CUDA, _on_meta(2, 3), [3], torch.ones(3), torch.ones(3), 1e-5), "same_device", True, "05-inside"),
+    "where_short_form": (lambda: torch.ops.aten.where.self.redispatch(
+        _CUDA, torch.ones(3).bool(), _on_meta(3), torch.ones(3)), "same_device", True, "01-devices"),
+    "stft_window": (lambda: torch.stft(_on_meta(100), 16, window=torch.ones(16), return_complex=True),
+                    "hand_written_device_check", True, "01-devices"),
+    "grid_sample": (lambda: torch.nn.functional.grid_sample(_on_meta(1, 1, 4, 4), torch.ones(1, 2, 2, 2)),
+                    "expected_device", True, "01-devices"),
+    "linear_half": (lambda: torch.nn.functional.linear(torch.ones(2, 3).half(), torch.ones(4, 3)),
+                    "dtype_mismatch", False, "08-amp"),
+    "conv_half": (lambda: torch.nn.functional.conv2d(torch.ones(1, 1, 4, 4).half(), torch.ones(1, 1, 3, 3),
+                                                     torch.ones(1)), "dtype_mismatch", False, "08-amp"),
+    "bmm_bfloat16": (lambda: torch.bmm(torch.ones(1, 2, 2), torch.ones(1, 2, 2).bfloat16()),
+                     "dtype_mismatch", False, "08-amp"),
+}
+
+
+@pytest.mark.parametrize("name", list(INSTALLED))
+def test_what_the_installed_torch_prints_is_read_into_its_family(name):
+    call, kind, device_error, chapter = INSTALLED[name]
+    with pytest.raises(RuntimeError) as caught:
+        call()
+    d = diagnose(str(caught.value).replace("meta", "cuda:0"))
+    assert (d.kind, d.device_error, d.chapter) == (kind, device_error, chapter), str(caught.value)
+    if device_error and kind != "hand_written_device_check":
+        assert set(d.devices) == {"cuda:0", "cpu"}

@@ -100,3 +100,28 @@ def test_python_dash_m_reads_stdin():
                           capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert done.returncode == 0 and done.stderr == ""
     assert done.stdout.strip() == render(INDEX_CPU_IDS, "en")
+
+
+PAGE_01 = {lang: (ROOT / "docs" / lang / "01-devices.md").read_text(encoding="utf-8") for lang in ("en", "zh")}
+PAGE_01_WARNING = {
+    "en": "The argument named is not always the one to move",
+    "zh": "报错里点名的参数，不一定就是该移动的那个",
+}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_page_01_reading_rule_says_the_named_argument_is_not_always_the_one_to_move(lang):
+    """Page 01 teaches "decide which device you meant, then move the other", not "move the argument named"."""
+    assert PAGE_01_WARNING[lang] in PAGE_01[lang]
+    for false_rule in ("tells you which tensor to move", "告诉你该移动哪个张量", "点名的参数就是要移动的"):
+        assert false_rule not in PAGE_01[lang]
+
+
+def test_the_two_messages_page_01_quotes_read_as_opposite_mistakes():
+    """Page 01's pair (GPU model, CPU batch; CPU model, GPU batch) both name mat1; explain tells them apart."""
+    quoted = [line.strip().removeprefix("RuntimeError: ") for line in PAGE_01["en"].splitlines()
+              if "but got mat1 is on" in line and "wrapper_CUDA_addmm" in line]
+    batch_left = next(m for m in quoted if "mat1 is on cpu" in m)
+    model_left = next(m for m in quoted if "mat1 is on cuda:0" in m)
+    assert devicelab.errors.diagnose(batch_left).causes[0] == "batch_not_moved"
+    assert devicelab.errors.diagnose(model_left).causes[0] == "model_not_moved"

@@ -1,0 +1,129 @@
+"""The "Paste your error" page in headless Chromium: its rules are the Python index's, and every real message of
+the corpus pasted into it gets the same verdict as devicelab.errors.diagnose, in both languages."""
+
+import json
+import os
+import shutil
+import statistics
+import time
+from pathlib import Path
+
+import pytest
+
+from devicelab.errors import LABELS, diagnose, export
+
+pytestmark = pytest.mark.browser
+if shutil.which("chromium") is None and shutil.which("chromium-browser") is None:
+    if os.environ.get("CI"):
+        raise RuntimeError("CI must run the browser test: install Debian's chromium")
+    pytestmark = [pytest.mark.browser, pytest.mark.skip(reason="Debian's chromium is not installed")]
+
+ROOT = Path(__file__).resolve().parents[2]
+CORPUS = ROOT / "tests" / "errors" / "corpus.json"
+PAGES = {"en": "/explain/", "zh": "/zh/explain/"}
+
+
+def corpus_texts() -> list[str]:
+    """Every pasted text of the corpus, and every family's own example."""
+    entries = json.loads(CORPUS.read_text(encoding="utf-8")) if CORPUS.exists() else []
+    return [e["text"] for e in entries] + _examples()
+
+
+def _examples() -> list[str]:
+    from devicelab.errors import KINDS
+
+    names = [k["name"] for k in export()["kinds"]]
+    return [KINDS[name].example for name in names]
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.errors = errors
+    yield page
+    context.close()
+
+
+def paste(page, text: str) -> dict:
+    page.fill("#explain-input", text)
+    return page.evaluate(
+        """() => { const o = document.getElementById('explain-output');
+                   return {verdict: o.dataset.verdict, chapter: o.dataset.chapter || null,
+                           device_error: o.dataset.deviceError === 'true', confident: o.dataset.confident === 'true',
+                           ms: parseFloat(o.dataset.ms), text: o.innerText,
+                           links: [...o.querySelectorAll('a.explain-chapter')].map(a => a.getAttribute('href'))}; }"""
+    )
+
+
+def test_the_page_loads_the_rules_generated_from_the_python_index(page, base_url):
+    page.goto(f"{base_url}/explain/")
+    rules = page.evaluate("() => window.DEVICELAB_EXPLAIN_RULES")
+    python = export()
+    assert [k["name"] for k in rules["kinds"]] == [k["name"] for k in python["kinds"]]
+    assert [k["patterns"] for k in rules["kinds"]] == [k["patterns"] for k in python["kinds"]]
+    assert rules["causes"] == python["causes"]
+
+
+def test_every_rule_compiles_in_javascript(page, base_url):
+    page.goto(f"{base_url}/explain/")
+    broken = page.evaluate(
+        """() => { const bad = [];
+                   for (const kind of window.DEVICELAB_EXPLAIN_RULES.kinds) {
+                     for (const p of kind.patterns) { try { new RegExp(p, 'd'); } catch (e) { bad.push(p); } }
+                     for (const r of kind.routes) for (const w of Object.values(r.when)) {
+                       try { new RegExp(w); } catch (e) { bad.push(w); } } }
+                   return bad; }"""
+    )
+    assert broken == [] and page.errors == []
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_every_corpus_message_gets_the_same_verdict_as_python(page, base_url, lang):
+    page.goto(f"{base_url}{PAGES[lang]}")
+    assert page.locator("html").get_attribute("lang") == lang
+    different, timings = [], []
+    for text in corpus_texts():
+        got = paste(page, text)
+        d = diagnose(text)
+        want = (d.device_error, d.chapter, d.confident)
+        if (got["device_error"], got["chapter"], got["confident"]) != want:
+            different.append((text[-120:], got, want))
+        if d.chapter:
+            assert got["links"][0] == f"../{d.chapter}/", text
+        timings.append(got["ms"])
+    assert different == []
+    assert page.errors == []
+    print(f"browser ({lang}): {statistics.mean(timings):.3f} ms per message, max {max(timings):.3f} ms")
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_answer_is_in_the_pages_language_and_its_link_opens_the_chapter(page, base_url, lang):
+    page.goto(f"{base_url}{PAGES[lang]}")
+    got = paste(page, "RuntimeError: Expected all tensors to be on the same device, but got index is on cpu, different "
+                      "from other tensors on cuda:0 (when checking argument in method wrapper_CUDA__index_select)")
+    assert got["verdict"] == "device" and got["chapter"] == "03-embedding"
+    assert LABELS["device"][lang] in got["text"] and LABELS["meaning"][lang] in got["text"]
+    page.locator("#explain-output a.explain-chapter").first.click()
+    page.wait_for_url(f"{base_url}{'' if lang == 'en' else '/zh'}/03-embedding/")
+    assert page.locator("html").get_attribute("lang") == lang
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_dtype_mismatch_is_declined_on_the_page(page, base_url, lang):
+    page.goto(f"{base_url}{PAGES[lang]}")
+    got = paste(page, "RuntimeError: mat1 and mat2 must have the same dtype, but got Float and Half")
+    assert got["verdict"] == "declined" and not got["device_error"] and got["chapter"] == "08-amp"
+    assert LABELS["not_device"][lang] in got["text"]
+
+
+def test_the_python_reading_is_fast_enough_to_feel_instant():
+    texts = corpus_texts()
+    started = time.perf_counter()
+    for text in texts:
+        diagnose(text)
+    per_message = (time.perf_counter() - started) / len(texts) * 1000
+    print(f"python: {per_message:.3f} ms per message")
+    assert per_message < 50

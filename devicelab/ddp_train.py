@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import os
+import sys
 
 import torch
 import torch.distributed as dist
@@ -39,6 +40,12 @@ def wrap_model(model: nn.Module, device: torch.device) -> DistributedDataParalle
     if device.type == "cuda":
         return DistributedDataParallel(model, device_ids=[device.index])
     return DistributedDataParallel(model)  # a CPU module: no device_ids
+
+
+def say(line: str) -> None:
+    """Print one whole line in a single write, so that the lines of two ranks never interleave."""
+    sys.stdout.write(line + "\n")
+    sys.stdout.flush()
 
 
 def make_data(n: int = 512, features: int = 8, seed: int = 0) -> TensorDataset:
@@ -92,15 +99,15 @@ def main() -> None:
             total += loss.item() * len(y)
             right += (scores.argmax(1) == y).sum().item()
             seen += len(y)
-        print(f"rank {rank} | device {device} | epoch {epoch} | loss {total / seen:.4f} | "
-              f"accuracy {right / seen:.3f} | samples {seen}", flush=True)
+        say(f"rank {rank} | device {device} | epoch {epoch} | loss {total / seen:.4f} | "
+            f"accuracy {right / seen:.3f} | samples {seen}")
 
     # The ranks saw different samples, yet their weights are the same: DDP kept them in step.
     flat = torch.cat([p.detach().flatten() for p in model.parameters()])
     gathered = [torch.empty_like(flat) for _ in range(world)]
     dist.all_gather(gathered, flat)
     same = all(torch.equal(gathered[0], other) for other in gathered)
-    print(f"rank {rank} | device {device} | same_weights_on_every_rank {same}", flush=True)
+    say(f"rank {rank} | device {device} | same_weights_on_every_rank {same}")
     dist.destroy_process_group()
 
 

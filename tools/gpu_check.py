@@ -162,10 +162,10 @@ def main() -> int:
             failures.append(f"{name}\n{tail}")
     junit = workdir / "claims.xml"
     code, seconds, tail = run(
-        [*pytest, "-o", "addopts=", "-m", "gpu", "-rs", f"--junitxml={junit}", "tests/claims"], env
+        [*pytest, "-o", "addopts=", "-m", "gpu", "-rs", f"--junitxml={junit}", "tests/claims", "tests/unit"], env
     )
     counts = re.findall(r"(\d+) (passed|failed|skipped|error)", tail)
-    rows.append(("tests/claims -m gpu", ", ".join(f"{n} {w}" for n, w in counts) or "?", seconds))
+    rows.append(("tests/claims tests/unit -m gpu", ", ".join(f"{n} {w}" for n, w in counts) or "?", seconds))
     if code != 0:
         failures.append(f"claims\n{tail}")
     logged = read_log(log)

@@ -313,7 +313,7 @@ messages.add(
             "operations: autocast only changes operations on the device type it is given, and leaves every other "
             "device alone. Derive the type from the device.",
             "zh": "对 {device}，你的上下文只对 `{got}` 上的运算做自动类型转换，可模型运行的是 `{want}` 上的运算："
-            "autocast 只改变它所指定设备类型上的运算，别的设备一概不管。请从设备推出设备类型。",
+            "autocast 只改变它所指定设备类型上的运算，别的设备一概不管。请从 device 推出设备类型。",
         },
         "ch08.ex1.precision": {
             "en": "your context runs operations in {dtype}: mixed precision means a lower precision, float16 or "
@@ -383,7 +383,7 @@ messages.add(
             "{dtype} batch meets float32 weights and fails with a dtype error; inside autocast it is not needed, "
             "since autocast casts each operation's inputs itself. Keep the data in float32.",
             "zh": "输出的图像是 {dtype}。在 autocast 之外（评估时，或者 autocast 没有开启的机器上），{dtype} "
-            "批次遇上 float32 权重就会报 dtype 错误；在 autocast 之内又没有必要，因为 autocast 会自己转换每个运算的"
+            "批次碰上 float32 权重就会报 dtype 错误；在 autocast 之内又没有必要，因为 autocast 会自己转换每个运算的"
             "输入。数据请保持 float32。",
         },
         "ch08.ex2.double": {
@@ -458,7 +458,7 @@ messages.add(
         },
         "ch08.ex3.no_change": {
             "en": "the weights did not change: the step never reached the optimizer.",
-            "zh": "权重没有变化：这一步根本没有作用到优化器上。",
+            "zh": "权重没有变化：优化器根本没有执行这一步更新。",
         },
         "ch08.ex3.not_finite": {
             "en": "after a normal step the weights hold inf or NaN.",

@@ -478,7 +478,7 @@ def _part_messages(exercise: str, cls: str, old: str, args: str) -> dict[str, di
             "en": "forward runs a layer that is not part of the module ({names}): it is born on the CPU with new "
             "random weights at every call, `.to()` never moves it and no optimizer trains it. Build it in "
             "`__init__`.",
-            "zh": "forward 里运行了一个不属于该模块的层（{names}）：它每次调用都在 CPU 上以新的随机权重诞生，"
+            "zh": "forward 里运行了一个不属于该模块的层（{names}）：它每次调用都会在 CPU 上以新的随机权重重新创建，"
             "`.to()` 不会移动它，任何优化器也不会训练它。请在 `__init__` 里构造它。",
         },
         f"ch09.{exercise}.shape": {
@@ -525,7 +525,7 @@ messages.add(
         # exercise 2
         "ch09.ex2.ok": {
             "en": "the mask is born where the scores are, whatever that device is, and the old weights load.",
-            "zh": "掩码在分数所在的设备上诞生，无论那是哪个设备；旧权重也能照常加载。",
+            "zh": "掩码创建在分数所在的设备上，无论那是哪个设备；旧权重也能照常加载。",
         },
         "ch09.ex2.hint1": {
             "en": "The locator reported a tensor made inside `forward`: which line of `Attention.forward` makes a "
@@ -535,7 +535,7 @@ messages.add(
         "ch09.ex2.hint2": {
             "en": "`torch.ones(steps, steps, dtype=torch.bool)` is born on the CPU whatever device the model is on. "
             "Decide which device you meant: the scores'.",
-            "zh": "`torch.ones(steps, steps, dtype=torch.bool)` 无论模型在哪个设备上都诞生在 CPU 上。"
+            "zh": "`torch.ones(steps, steps, dtype=torch.bool)` 无论模型在哪个设备上，都会创建在 CPU 上。"
             "先想清楚你要的是哪个设备：分数所在的那个。",
         },
         "ch09.ex2.hint3": {

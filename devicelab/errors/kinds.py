@@ -99,6 +99,8 @@ SAME_DEVICE = ErrorKind(
               ("tensor_made_inside", "ids_not_moved"), ("03-embedding", "01-devices")),
         Route({"op": "^$", "arg": "^(index|indices)$"}, "03-embedding", False, ("ids_not_moved", "table_not_moved"),
               ("05-inside", "01-devices")),
+        Route({"arg": "^(hx|h0|c0|hidden|hx_)$", "found_dev": "^cpu"}, "05-inside", False, ("hidden_state",),
+              ("01-devices",)),
         Route({"op": "_cat|_stack|^cat$|^stack$", "arg": "^tensors$"}, "05-inside", False,
               ("tensor_made_inside", "batch_not_moved"), ("01-devices",)),
         Route({"arg": "^tensors$"}, "05-inside", False, ("tensor_made_inside", "batch_not_moved"), ("01-devices",)),
@@ -228,6 +230,8 @@ DDP = ErrorKind(
         r"(?P<_thc>arguments are located on different GPUs)",
         r"(?P<_thc>THC\w*_checkGPU|checkGPU)",
         r"all tensors must be on devices\[0\]",
+        # FSDP: the module's device and device_id disagree on a rank
+        r"Inconsistent compute device and device_id on rank \d+ ?: ?(?P<want>" + D + r") vs (?P<found>" + D + r")",
     ),
     routes=(Route({"_thc": "."}, "06-multigpu", False, ("multi_gpu_mix",), ("01-devices",)),),
     example="DistributedDataParallel device_ids and output_device arguments only work with single-device/multiple-"

@@ -341,7 +341,7 @@ messages.add(
             "that gets only the text of `{name}` (after `import torch`, `from torch import nn`, "
             "`from torch.nn.parallel import DistributedDataParallel`). Write it as a `def` in its cell, using "
             "nothing else from the notebook.",
-            "zh": "`{name}` 在这里能用，单独拿出去就不行了：torchrun 作业的每个 rank 都是一个新的 Python 进程，"
+            "zh": "`{name}` 在笔记本里能用，但离开笔记本就不行了：torchrun 作业的每个 rank 都是一个新的 Python 进程，"
             "只拿到 `{name}` 的源代码（前面加上 `import torch`、`from torch import nn`、"
             "`from torch.nn.parallel import DistributedDataParallel`）。请在它的单元里用 `def` 定义它，"
             "不要用到笔记本里的其他变量。",
@@ -365,10 +365,10 @@ messages.add(
             "zh": "`rank_device` 返回的是 {got}；请返回一个 `torch.device`（脚本会读取它的 `.type` 和 `.index`）。",
         },
         "ch06.ex1.no_cuda_not_cpu": {
-            "en": "on a machine without CUDA, `rank_device` returned {got}. The job's gloo backend runs on the CPU "
-            "there (also on a Mac: DDP does not run on MPS): return the CPU.",
-            "zh": "在没有 CUDA 的机器上，`rank_device` 返回了 {got}。那里作业用的 gloo 后端在 CPU 上运行"
-            "（Mac 上也一样：DDP 不能在 MPS 上运行）：请返回 CPU。",
+            "en": "on a machine without CUDA, `rank_device` returned {got}. There the job runs its ranks on the CPU "
+            "with the gloo backend (on a Mac too): return the CPU.",
+            "zh": "在没有 CUDA 的机器上，`rank_device` 返回了 {got}。这时作业的各个 rank 用 gloo 后端在 CPU 上运行"
+            "（Mac 上也一样）：请返回 CPU。",
         },
         "ch06.ex1.set_device_without_cuda": {
             "en": "on a machine without CUDA, `rank_device` calls `torch.cuda.set_device`, which fails there: call "
@@ -401,7 +401,7 @@ messages.add(
             "en": "torchrun starts one process per GPU and gives each its number on this machine in the "
             "`LOCAL_RANK` environment variable; `rank_device` receives it as `local_rank`.",
             "zh": "torchrun 为每块 GPU 启动一个进程，并通过环境变量 `LOCAL_RANK` 告诉每个进程它在本机上的编号；"
-            "`rank_device` 以参数 `local_rank` 收到它。",
+            "`rank_device` 通过参数 `local_rank` 拿到它。",
         },
         "ch06.ex1.hint2": {
             "en": "`torch.device(\"cuda\", local_rank)` is GPU number `local_rank`; "

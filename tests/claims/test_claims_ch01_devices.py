@@ -77,7 +77,7 @@ def default_device_restored():
     try:
         yield
     finally:
-        torch.set_default_device(old)
+        torch.set_default_device(None if old.type == "cpu" else old)  # "cpu" would leave a mode pushed
 
 
 # --------------------------------------------------------------------------------------------- CPU
@@ -88,7 +88,7 @@ def test_a_tensor_created_without_device_is_on_the_cpu(default_device_restored):
 
     zh: 不传 device= 创建的张量在 CPU 上（没人改过默认设备时，默认设备就是 CPU）。
     """
-    torch.set_default_device("cpu")
+    torch.set_default_device(None)  # the default: no device mode
     assert torch.zeros(3).device == torch.device("cpu")
     assert torch.randn(2, 2).device.type == "cpu"
     assert torch.tensor([1, 2]).device.type == "cpu"
@@ -101,7 +101,7 @@ def test_set_default_device_changes_where_tensors_without_device_are_created(def
     """
     torch.set_default_device(META)
     assert torch.zeros(3).device == META
-    torch.set_default_device("cpu")
+    torch.set_default_device(None)  # the default: no device mode
     assert torch.zeros(3).device.type == "cpu"
 
 

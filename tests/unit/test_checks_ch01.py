@@ -44,7 +44,7 @@ def default_device_restored():
     try:
         yield
     finally:
-        torch.set_default_device(old)
+        torch.set_default_device(None if old.type == "cpu" else old)  # "cpu" would leave a mode pushed
 
 
 # --- exercise 1: predict, then run ---------------------------------------------------------------
@@ -60,7 +60,7 @@ def test_ex1_the_truth_follows_the_default_device_when_someone_changed_it():
         torch.set_default_device(META)
         assert truth(QUESTIONS[0], META) == "target"  # torch.zeros(3) is created on meta now
     finally:
-        torch.set_default_device(old)
+        torch.set_default_device(None if old.type == "cpu" else old)  # "cpu" would leave a mode pushed
 
 
 def test_ex1_every_snippet_appears_in_the_lab_as_shown_and_as_run():

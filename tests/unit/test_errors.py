@@ -367,6 +367,9 @@ def test_other_errors_are_declined_with_a_pointer(message, kind, chapter):
     ("Expected object of device type cuda but got device type cpu for argument #1 'self' in call to "
      "_th_index_select", "03-embedding"),
     ("expected self and mask to be on the same device, but got mask on cpu and self on cuda:0", "01-devices"),
+    ("Expected object of type torch.cuda.FloatTensor but found type torch.FloatTensor for argument #2 'hx'",
+     "05-inside"),
+    ("Inconsistent compute device and `device_id` on rank 1: cuda:0 vs cuda:1", "06-multigpu"),
 ])
 def test_each_family_goes_to_the_chapter_that_explains_it(message, chapter):
     d = diagnose(message)
@@ -455,7 +458,8 @@ INSTALLED = {  # name: (the call, its family, device error, chapter)
         _CUDA, torch.ones(3).bool(), _on_meta(3), torch.ones(3)), "same_device", True, "01-devices"),
     "stft_window": (lambda: torch.stft(_on_meta(100), 16, window=torch.ones(16), return_complex=True),
                     "hand_written_device_check", True, "01-devices"),
-    "grid_sample": (lambda: torch.nn.functional.grid_sample(_on_meta(1, 1, 4, 4), torch.ones(1, 2, 2, 2)),
+    "grid_sample": (lambda: torch.nn.functional.grid_sample(_on_meta(1, 1, 4, 4), torch.ones(1, 2, 2, 2),
+                                                    align_corners=False),
                     "expected_device", True, "01-devices"),
     "linear_half": (lambda: torch.nn.functional.linear(torch.ones(2, 3).half(), torch.ones(4, 3)),
                     "dtype_mismatch", False, "08-amp"),

@@ -218,7 +218,8 @@ def test_torch_autocast_is_torch_amp_autocast_and_wants_a_string():
     zh: `torch.autocast` 就是 `torch.amp.autocast`；它要的设备类型是字符串，而不是 `torch.device`。
     """
     assert torch.autocast is torch.amp.autocast
-    assert error_of(lambda: torch.autocast(torch.device("cpu"))).startswith("Expected `device_type` of type `str`")
+    with pytest.raises(ValueError, match=r"^Expected `device_type` of type `str`"):
+        torch.autocast(torch.device("cpu"))
 
 
 def test_autocast_does_not_cast_a_float64_batch():
@@ -355,6 +356,17 @@ def test_a_cpu_gradscaler_skips_a_step_with_inf_and_halves_the_scale():
     assert not one_step(model, optimizer, scaler, [float("inf"), 1.0]) and scaler.get_scale() == 512.0
     assert torch.isfinite(model.weight).all()
     assert one_step(model, optimizer, scaler, [1.0, 2.0]) and scaler.get_scale() == 512.0
+
+
+def test_a_cpu_gradscaler_skips_a_step_with_nan_too():
+    """A gradient holding NaN is skipped the same way as inf: no step, and the scale is halved.
+
+    zh: 梯度里出现 NaN 时也一样：跳过这一步，缩放因子减半。
+    """
+    model, optimizer, scaler = tiny_setup(init_scale=1024.0)
+    before = model.weight.detach().clone()
+    assert not one_step(model, optimizer, scaler, [float("nan"), 1.0]) and scaler.get_scale() == 512.0
+    assert torch.equal(model.weight.detach(), before)
 
 
 def test_the_scale_grows_after_growth_interval_clean_steps():

@@ -308,6 +308,39 @@ def test_moving_to_meta_replaces_parameter_objects_and_a_dtype_conversion_keeps_
     assert model.weight is not weight and optimizer.param_groups[0]["params"][0] is weight
 
 
+def test_with_overwrite_on_conversion_every_to_replaces_parameter_objects():
+    """With torch.__future__.set_overwrite_module_params_on_conversion(True), Module.to() replaces Parameter objects.
+
+    zh: 打开 torch.__future__.set_overwrite_module_params_on_conversion(True) 后，Module.to() 会换掉 Parameter 对象。
+    """
+    before = torch.__future__.get_overwrite_module_params_on_conversion()
+    torch.__future__.set_overwrite_module_params_on_conversion(True)
+    try:
+        model = nn.Linear(4, 2)
+        weight = model.weight
+        model.to(torch.float64)  # a conversion that keeps the objects without the flag
+        assert model.weight is not weight
+        weight = model.weight
+        model.to(META)
+        assert model.weight is not weight
+    finally:
+        torch.__future__.set_overwrite_module_params_on_conversion(before)
+
+
+def test_a_default_device_moves_every_factory_call_without_device():
+    """With set_default_device, factory functions called without device= create their tensors on that device.
+
+    zh: 设置了 set_default_device 之后，不带 device= 调用的工厂函数都会在那个设备上创建张量。
+    """
+    torch.set_default_device(META)
+    try:
+        made = [torch.zeros(2), torch.ones(2), torch.empty(2), torch.arange(3), torch.randn(2), torch.full((2,), 1.0),
+                torch.tensor([1.0, 2.0]), torch.eye(2), torch.linspace(0, 1, 3)]
+    finally:
+        torch.set_default_device(None)
+    assert all(t.device == META for t in made)
+
+
 def test_a_0_dim_cpu_tensor_is_accepted_beside_tensors_on_another_device():
     """An element-wise op accepts a 0-dim CPU tensor (such as Adam's step) beside tensors on another device.
 

@@ -134,7 +134,7 @@ def install(config):
     sys.meta_path.insert(0, finder)
     try:
         for rel in sorted(hashes):
-            if rel in config["skip_files"]:
+            if rel.rsplit("/", 1)[-1] in config["skip_files"]:  # also a subpackage's __main__.py
                 continue
             dotted = rel[:-3].replace("/", ".")
             dotted = dotted[: -len("__init__")].rstrip(".") if dotted.endswith("__init__") else dotted

@@ -129,7 +129,7 @@ class Exercise:
         except TimeLimit:
             return incorrect("check.too_slow", seconds=int(self.seconds))
         except Exception as error:  # noqa: BLE001 - a check never raises: the learner's code may fail any way
-            return incorrect("check.crashed", error=_short(error))
+            return incorrect("check.crashed", error=short_error(error))
         if not isinstance(verdict, Verdict):  # pragma: no cover - a bug in a judge, reported not raised
             return incorrect("check.crashed", error=f"no verdict ({type(verdict).__name__})")
         return verdict
@@ -158,7 +158,8 @@ class Exercise:
         print(text(self.solution_key))
 
 
-def _short(error: BaseException) -> str:
+def short_error(error: BaseException) -> str:
+    """The error's type and the first line of its message, at most 300 characters: what a verdict quotes."""
     first = str(error).strip().splitlines()[0] if str(error).strip() else ""
     return f"{type(error).__name__}: {first}"[:300] if first else type(error).__name__
 

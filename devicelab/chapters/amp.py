@@ -11,6 +11,7 @@ from torch import nn
 
 from .. import messages
 from ..checks import NOT_ATTEMPTED, Blank, Exercise, Verdict, correct, incorrect
+from ..checks import short_error as _short
 
 # The device that stands in for a GPU: `meta` exists on every machine. Autocast itself has no meta mode
 # (`torch.autocast("meta")` raises), so exercise 1 is judged on device *types* instead: the check asks the
@@ -21,10 +22,6 @@ LOW_PRECISION = (torch.float16, torch.bfloat16)
 PROBES = ("cpu", "cuda", "cuda:0", "mps")  # "cuda:0": a device with an index still has the type "cuda"
 IMAGE = (1, 8, 8)  # the lab's images: one channel, 8 x 8 pixels
 
-
-def _short(error: BaseException) -> str:
-    first = (str(error).strip().splitlines() or [""])[0]
-    return f"{type(error).__name__}: {first}"[:300]
 
 
 def _dtype_name(dtype: torch.dtype) -> str:

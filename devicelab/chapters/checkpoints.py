@@ -15,6 +15,7 @@ from torch.utils._python_dispatch import TorchDispatchMode
 
 from .. import messages
 from ..checks import NOT_ATTEMPTED, Blank, Exercise, Verdict, correct, incorrect
+from ..checks import short_error as _short
 
 # The device that stands in for a GPU: `meta` exists on every machine, and `map_location="meta"` really
 # puts every tensor there; a loader that ignores its `device` argument leaves them elsewhere.
@@ -73,10 +74,6 @@ class MetaActsAsAGpu(TorchDispatchMode):
                 return torch.zeros(args[0].shape, dtype=dtype, device=target)
         return func(*args, **kwargs)
 
-
-def _short(error: BaseException) -> str:
-    first = (str(error).strip().splitlines() or [""])[0]
-    return f"{type(error).__name__}: {first}"[:300]
 
 
 def _tensors(obj: object) -> list[torch.Tensor]:

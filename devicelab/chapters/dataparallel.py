@@ -15,16 +15,13 @@ from torch import nn
 
 from .. import messages
 from ..checks import NOT_ATTEMPTED, Blank, Exercise, Verdict, correct, incorrect
+from ..checks import short_error as _short
 from ..devices import same_device, tensors_off
 from ..spies import SpyLoss, SpyModel
 
 META = torch.device("meta")
 ASKED_LR, ASKED_MOMENTUM = 0.05, 0.9  # the optimizer exercise 3 asks for; the proof is measured with it
 
-
-def _short(error: BaseException) -> str:
-    first = (str(error).strip().splitlines() or [""])[0]
-    return f"{type(error).__name__}: {first}"[:300]
 
 
 def _dataparallel_moves_modules() -> bool:

@@ -14,6 +14,7 @@ from torch import nn
 
 from .. import messages
 from ..checks import NOT_ATTEMPTED, Blank, Exercise, Verdict, correct, incorrect
+from ..checks import short_error as _short
 from .checkpoints import MetaActsAsAGpu
 from .inside import modules_called, probe_on_meta
 
@@ -130,10 +131,6 @@ VOCAB, DIM, HEADS, MAX_LEN, CLASSES = (int(_MYSTERY[n]) for n in ("VOCAB", "DIM"
 Embed, Attention, MysteryModel = _MYSTERY["Embed"], _MYSTERY["Attention"], _MYSTERY["MysteryModel"]
 STEPS = 11
 
-
-def _short(error: BaseException) -> str:
-    first = (str(error).strip().splitlines() or [""])[0]
-    return f"{type(error).__name__}: {first}"[:300]
 
 
 def _ids(batch: int, steps: int, device: torch.device, seed: int = 1) -> torch.Tensor:

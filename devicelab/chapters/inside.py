@@ -11,6 +11,7 @@ from torch.utils._python_dispatch import TorchDispatchMode
 
 from .. import messages
 from ..checks import NOT_ATTEMPTED, Blank, Exercise, Verdict, correct, incorrect
+from ..checks import short_error as _short
 from ..errors import match_kind
 
 # The device that stands in for a GPU: `meta` exists on every machine, `model.to("meta")` really moves
@@ -23,10 +24,6 @@ FEATURES, HIDDEN, CLASSES, STEPS = 3, 8, 2, 5
 # (PyTorch moves CPU indices itself).
 MIXING_ALLOWED = ("aten._to_copy", "aten.copy_", "aten.index.Tensor", "aten.index_put_", "aten.lift_fresh")
 
-
-def _short(error: BaseException) -> str:
-    first = (str(error).strip().splitlines() or [""])[0]
-    return f"{type(error).__name__}: {first}"[:300]
 
 
 class MixingSpy(TorchDispatchMode):

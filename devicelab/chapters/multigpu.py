@@ -12,16 +12,13 @@ from torch.nn.parallel import DistributedDataParallel
 
 from .. import messages
 from ..checks import NOT_ATTEMPTED, Blank, Exercise, Verdict, correct, incorrect
+from ..checks import short_error as _short
 from ..ddp import HEADER, module_source
 
 SECONDS = 20.0  # the checks need well under a second; more means the learner's code loops
 PRETEND_GPUS = 4  # how many GPUs the checks pretend a machine has
 CPU_DEVICE_IDS = "device_ids and output_device arguments only work with"
 
-
-def _short(error: BaseException) -> str:
-    first = (str(error).strip().splitlines() or [""])[0]
-    return f"{type(error).__name__}: {first}"[:300]
 
 
 def as_written(function: object, name: str) -> Callable[..., object] | None:

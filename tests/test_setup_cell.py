@@ -1,5 +1,6 @@
-"""The labs' setup cell, run as Colab would run it: it installs only the helper, never torch, and says
-clearly when the install fails."""
+"""The labs' setup cell, run as Colab would run it: it installs only the helper, never torch, and when the
+install fails it stops the lab at its first cell, in the notebook's language, with pip's own error and what to do
+(on Colab and off it)."""
 
 import json
 import subprocess
@@ -55,9 +56,87 @@ def test_on_colab_the_setup_cell_installs_the_helper_without_touching_torch(note
 
 
 @pytest.mark.parametrize("notebook", LABS[:1] + LABS[-1:], ids=lambda p: f"{p.parent.name}/{p.stem}")
-def test_without_network_the_setup_cell_says_what_failed_and_what_still_works(notebook, tmp_path):
+def test_without_network_the_setup_cell_says_what_failed_and_why(notebook, tmp_path):
     result = run_setup_cell(notebook, pip_code=1, tmp_path=tmp_path)
     lang = notebook.parent.name
-    expected = {"en": "Could not install the course helper", "zh": "无法安装课程辅助包"}[lang]
+    expected = {"en": "The course helper could not be installed", "zh": "无法安装课程辅助包"}[lang]
     assert result["outcome"].startswith(expected), result["outcome"]
     assert "could not reach the package index" in result["outcome"]
+
+
+# --- the two failure paths, in a real kernel, in both languages --------------------------------------------
+
+# Makes a kernel look as if the helper were not installed, and points the setup cell at an address that
+# cannot resolve (`.invalid` never does), so that the real pip fails the way it fails without network.
+HIDE_HELPER = """
+import importlib.util, sys
+_find_spec = importlib.util.find_spec
+importlib.util.find_spec = lambda name, *a: None if name.split(".")[0] in ("devicelab", "timm") else _find_spec(name, *a)
+
+class _NoHelper:
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] == "devicelab":
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+        return None
+
+sys.meta_path.insert(0, _NoHelper())
+"""
+UNREACHABLE = "git+https://course-helper.invalid/labs"
+
+WHAT_TO_DO = {
+    ("en", True): "connect the runtime to the internet",
+    ("en", False): f"run `pip install --no-deps {UNREACHABLE}`",
+    ("zh", True): "让运行时连上网络",
+    ("zh", False): f"在当前环境里运行 `pip install --no-deps {UNREACHABLE}`",
+}
+
+
+def setup_source(lang: str) -> str:
+    cells = json.loads((ROOT / "labs" / lang / "01-devices.ipynb").read_text(encoding="utf-8"))["cells"]
+    setup = "".join(next(c for c in cells if c["cell_type"] == "code")["source"])
+    url = next(line for line in setup.splitlines() if line.startswith("HELPER = ")).split('"')[1]
+    return setup.replace(url, UNREACHABLE)
+
+
+@pytest.mark.xdist_group("setup-cell-kernel")
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_failed_install_stops_the_lab_at_its_first_cell_with_the_cause_and_what_to_do(lang, tmp_path):
+    from jupyter_client.manager import start_new_kernel
+
+    manager, client = start_new_kernel(kernel_name="python3", cwd=str(tmp_path))  # not inside a clone
+    try:
+        def run(code: str) -> dict:
+            found: dict = {"error": None, "text": ""}
+
+            def hook(msg: dict) -> None:
+                if msg["msg_type"] == "error":
+                    found["error"] = msg["content"]
+                elif msg["msg_type"] == "stream":
+                    found["text"] += msg["content"]["text"]
+
+            reply = client.execute_interactive(code, output_hook=hook, timeout=120)
+            found["status"] = reply["content"]["status"]
+            return found
+
+        assert run(HIDE_HELPER)["status"] == "ok"
+        for on_colab in (True, False):
+            colab = ("import types; sys.modules['google.colab'] = types.ModuleType('google.colab')" if on_colab
+                     else "sys.modules.pop('google.colab', None)")
+            assert run(colab)["status"] == "ok"
+            outcome = run(setup_source(lang))
+            # The run stops here ("Run all" goes no further), with one localized message.
+            assert outcome["status"] == "error" and outcome["error"]["ename"] == "RuntimeError", outcome
+            message = outcome["error"]["evalue"]
+            first = {"en": "The course helper could not be installed", "zh": "无法安装课程辅助包"}[lang]
+            assert message.startswith(first), message
+            # The cause as the installer itself said it, not pip's boilerplate around it.
+            assert "fatal: unable to access 'https://course-helper.invalid/labs/'" in message, message
+            assert "note: This error originates" not in message
+            assert WHAT_TO_DO[lang, on_colab] in message, message
+            if lang == "zh":  # nothing but the quoted cause and the command in English
+                prose = [line for line in message.splitlines() if not line.startswith("  ")]
+                assert all(any("\u4e00" <= ch <= "\u9fff" for ch in line) for line in prose), prose
+            assert run("print(LAB)")["text"].strip() == "01-devices"
+    finally:
+        client.stop_channels()
+        manager.shutdown_kernel(now=True)

@@ -71,21 +71,30 @@ if importlib.util.find_spec("devicelab") is None:
     clone = next((p for p in (here, *here.parents) if (p / "devicelab" / "__init__.py").exists()), None)
     if clone is not None:  # {c_clone}
         sys.path.insert(0, str(clone))
-    elif "google.colab" in sys.modules:
+    else:
         # {c_nodeps}
-        wanted = [HELPER] + (["timm"] if importlib.util.find_spec("timm") is None else [])
-        done = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", *wanted],
+        on_colab = "google.colab" in sys.modules
+        wanted = [HELPER] + (["timm"] if on_colab and importlib.util.find_spec("timm") is None else [])
+        done = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-color", "--no-deps", *wanted],
                               capture_output=True, text=True)
         if done.returncode != 0:
+            # pip wraps git's own error in boilerplate: keep its lines that say what went wrong.
+            said = [line.strip() for line in (done.stderr + done.stdout).splitlines() if line.strip()]
+            own = list(dict.fromkeys(line for line in said if line.startswith(("×", "fatal:", "remote:", "ERROR:"))))
+            cause = "\\n".join("  " + line for line in (own or said)[-6:])
+            command = f"pip install --no-deps {{HELPER}}"
             raise RuntimeError({{
-                "en": "Could not install the course helper (no internet?). The reproduce, check and "
-                      "hint cells need it; plain PyTorch code still runs. Connect and run this cell "
-                      "again.\\n" + done.stderr[-500:],
-                "zh": "无法安装课程辅助包（没有网络？）。复现、检查和提示单元都需要它；普通的 PyTorch "
-                      "代码仍可运行。请联网后重新运行本单元。\\n" + done.stderr[-500:],
-            }}[LANG])
-    else:
-        raise RuntimeError("pip install " + HELPER)
+                "en": "The course helper could not be installed, so this lab stops here: its reproduce, check, "
+                      "hint and proof cells all need it.\\nWhy (what pip reported):\\n" + cause + "\\n"
+                      + ("What to do: connect the runtime to the internet, then run this cell again."
+                         if on_colab else f"What to do: run `{{command}}` in this environment, or open this "
+                         "notebook inside a clone of the course; then run this cell again."),
+                "zh": "无法安装课程辅助包，本实验只能停在这里：复现、检查、提示和验证单元都离不开它。\\n"
+                      "原因（pip 报告的错误）：\\n" + cause + "\\n"
+                      + ("怎么办：让运行时连上网络，然后重新运行本单元。"
+                         if on_colab else f"怎么办：在当前环境里运行 `{{command}}`，或者在课程仓库的克隆里打开本笔记本；"
+                         "然后重新运行本单元。"),
+            }}[LANG]) from None
 
 from devicelab import ____, start_lab
 
@@ -116,13 +125,13 @@ SETUP_COMMENTS = {
         "c_lang": 'this notebook\'s language ("en" or "zh")',
         "c_helper": "the course's helper package",
         "c_clone": "a clone of the course: use its helper as it is",
-        "c_nodeps": "--no-deps: install the helper (and timm if missing), never touch Colab's torch.",
+        "c_nodeps": "--no-deps: install only the helper (on Colab also timm if missing); never touch torch.",
     },
     "zh": {
         "c_lang": '本笔记本的语言（"en" 或 "zh"）',
         "c_helper": "课程的辅助包",
         "c_clone": "在课程仓库的克隆里：直接使用其中的辅助包",
-        "c_nodeps": "--no-deps：只安装辅助包（缺少 timm 时也装上 timm），绝不改动 Colab 自带的 torch。",
+        "c_nodeps": "--no-deps：只安装辅助包（在 Colab 上缺少 timm 时也装上 timm），绝不改动已有的 torch。",
     },
 }
 

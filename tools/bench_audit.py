@@ -33,7 +33,7 @@ class Block(nn.Module):
         self.q, self.k, self.v, self.out = (nn.Linear(WIDTH, WIDTH) for _ in range(4))
         self.up, self.down = nn.Linear(WIDTH, 4 * WIDTH), nn.Linear(4 * WIDTH, WIDTH)
         # a plain tensor attribute, as real models keep masks: audit walks these too
-        self.causal = torch.ones(CONTEXT, CONTEXT, dtype=torch.bool).tril()
+        self.causal = torch.ones(CONTEXT, CONTEXT, dtype=torch.bool).tril()  # noqa: DL502 (on purpose)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         batch, length, _ = x.shape

@@ -1,0 +1,7 @@
+"""`python -m devicelab.lint PATH...`."""
+
+import sys
+
+from . import main
+
+sys.exit(main())

@@ -1,0 +1,1060 @@
+"""Reading a script with the standard library's `ast`: imports, a small type inference, and the rules.
+
+Precision over recall: a rule fires only when the code itself shows the mistake (a name is a tensor because it
+was made by a tensor factory, a model was built here and never moved, ...). Whatever cannot be known (a
+function's parameter, an object from another module) is "unknown", and no rule fires on an unknown.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from dataclasses import dataclass, field, replace
+
+# --- what the names of torch mean ---------------------------------------------------------------------------
+
+FACTORIES = frozenset(
+    "zeros ones empty full arange range linspace logspace rand randn randint randperm eye tensor as_tensor "
+    "from_numpy empty_strided tril_indices triu_indices".split()
+)
+LEGACY_TYPES = frozenset(
+    "Tensor FloatTensor DoubleTensor HalfTensor BFloat16Tensor LongTensor IntTensor ShortTensor CharTensor "
+    "ByteTensor BoolTensor".split()
+)
+# torch.<name>(...) calls that return a tensor on the device of their tensor arguments
+TENSOR_FUNCTIONS = frozenset(
+    "cat concat concatenate stack hstack vstack exp log log1p sqrt rsqrt sin cos tanh sigmoid relu abs clamp clip "
+    "where einsum matmul mm bmm addmm outer mean sum prod cumsum cumprod softmax log_softmax flatten reshape "
+    "tril triu transpose permute squeeze unsqueeze gather index_select masked_fill pow maximum minimum "
+    "zeros_like ones_like empty_like full_like rand_like randn_like randint_like diag argmax argmin norm "
+    "logsumexp sign round floor ceil multinomial bincount cdist dist".split()
+)
+# methods of a tensor that return a tensor on the same device
+TENSOR_METHODS = frozenset(
+    "detach clone contiguous float double half bfloat16 long int short bool byte char view view_as reshape "
+    "reshape_as expand expand_as repeat flatten unflatten squeeze unsqueeze permute transpose t mean sum std var "
+    "prod max min amax amin argmax argmin abs exp log sqrt sigmoid tanh relu softmax log_softmax clamp clip "
+    "masked_fill masked_select index_select gather scatter narrow pow matmul mm bmm mul add sub div neg "
+    "cumsum triu tril norm type_as round floor ceil sign sin cos roll flip new_zeros new_ones new_empty "
+    "new_full new_tensor pin_memory requires_grad_ detach_ float_ repeat_interleave where".split()
+)
+DEVICE_MOVES = frozenset({"to", "cuda", "cpu"})
+DTYPES = frozenset(
+    f"torch.{name}" for name in
+    "float float32 float64 double half float16 bfloat16 long int64 int int32 int16 int8 uint8 bool short "
+    "complex64 complex128".split()
+)
+# layers that own parameters or buffers (a parameterless one, nn.ReLU(), built in forward is no device bug)
+PARAMETER_LAYERS = frozenset(
+    "Linear Bilinear LazyLinear Conv1d Conv2d Conv3d ConvTranspose1d ConvTranspose2d ConvTranspose3d LazyConv1d "
+    "LazyConv2d LazyConv3d Embedding EmbeddingBag BatchNorm1d BatchNorm2d BatchNorm3d SyncBatchNorm LayerNorm "
+    "GroupNorm RMSNorm LocalResponseNorm_ InstanceNorm1d InstanceNorm2d InstanceNorm3d RNN LSTM GRU RNNCell "
+    "LSTMCell GRUCell MultiheadAttention Transformer TransformerEncoder TransformerDecoder "
+    "TransformerEncoderLayer TransformerDecoderLayer PReLU".split()
+)
+MODULE_FACTORIES = ("timm.create_model", "torchvision.models.")
+DATA_PARALLEL = frozenset({"torch.nn.DataParallel", "torch.nn.parallel.DataParallel",
+                           "torch.nn.parallel.data_parallel.DataParallel"})
+LOADERS = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"})
+DEPRECATED_AMP = {
+    "torch.cuda.amp.autocast": ("torch.amp.autocast(\"cuda\", ...)", "cuda"),
+    "torch.cuda.amp.GradScaler": ("torch.amp.GradScaler(\"cuda\", ...)", "cuda"),
+    "torch.cpu.amp.autocast": ("torch.amp.autocast(\"cpu\", ...)", "cpu"),
+    "torch.cpu.amp.GradScaler": ("torch.amp.GradScaler(\"cpu\", ...)", "cpu"),
+}
+MODULE_BASES = ("torch.nn.", "pytorch_lightning.", "lightning.")
+HARMLESS_CALLS = frozenset({"print", "len", "isinstance", "type", "id", "repr", "str", "hasattr", "getattr", "next",
+                            "iter", "format", "vars", "dir", "callable", "issubclass", "sorted", "list", "dict",
+                            "enumerate", "zip"})
+
+
+# --- values --------------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Value:
+    """What the linter knows about a name: a tensor, a module, an optimizer, a loader, a tuple of those."""
+
+    kind: str  # tensor | module | optimizer | loader | tuple | param | instance
+    device: bool = False  # a tensor that may live on an accelerator; a module moved with .to()/.cuda()
+    scalar: bool = False  # a 0-dim tensor made from a Python number
+    created: bool = False  # a module built in this scope (not handed in from elsewhere)
+    items: tuple = ()  # the items of a tuple
+    name: str = ""  # a parameter's name; an optimizer's model; a class's name
+
+    def item(self, index: int) -> Value | None:
+        """The value of one item, when this is a tuple of known length."""
+        return self.items[index] if self.kind == "tuple" and index < len(self.items) else None
+
+
+TENSOR = Value("tensor")
+UNKNOWN: Value | None = None
+
+
+@dataclass
+class Finding:
+    """One mistake found: where, which rule, and the words to fill into the rule's message."""
+
+    code: str
+    line: int
+    col: int
+    params: dict[str, str] = field(default_factory=dict)
+    fix: dict[str, object] | None = None  # what --fix needs: kind and where
+
+
+# --- helpers over the tree -----------------------------------------------------------------------------------
+
+def scope_walk(nodes: list[ast.AST] | ast.AST) -> Iterator[ast.AST]:
+    """Every node under `nodes`, not descending into nested functions, lambdas and classes."""
+    stack = list(nodes) if isinstance(nodes, list) else [nodes]
+    while stack:
+        node = stack.pop()
+        yield node
+        for child in ast.iter_child_nodes(node):
+            if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+                stack.append(child)
+
+
+def keyword(call: ast.Call, name: str) -> ast.expr | None:
+    """The value of keyword argument `name`, if given."""
+    for kw in call.keywords:
+        if kw.arg == name:
+            return kw.value
+    return None
+
+
+def has_double_star(call: ast.Call) -> bool:
+    """Whether the call passes **kwargs (anything may be in it)."""
+    return any(kw.arg is None for kw in call.keywords)
+
+
+def is_number(node: ast.expr) -> bool:
+    """A literal number (or a negated one)."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        node = node.operand
+    return isinstance(node, ast.Constant) and isinstance(node.value, (int, float, complex, bool))
+
+
+def is_literal_data(node: ast.expr) -> bool:
+    """Literal data for torch.tensor: numbers, or lists and tuples of them."""
+    if isinstance(node, (ast.List, ast.Tuple)):
+        return all(is_literal_data(e) for e in node.elts)
+    return is_number(node)
+
+
+def self_attribute(node: ast.AST, self_name: str) -> str | None:
+    """`attr` when node is `self.attr`."""
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == self_name:
+        return node.attr
+    return None
+
+
+class Imports:
+    """The dotted names that the file's imports bind: `nn` -> torch.nn, `zeros` -> torch.zeros."""
+
+    def __init__(self, tree: ast.AST) -> None:
+        self.names: dict[str, str] = {}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.asname:
+                        self.names[alias.asname] = alias.name
+                    else:
+                        root = alias.name.split(".")[0]
+                        self.names[root] = root
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                for alias in node.names:
+                    if alias.name != "*":
+                        self.names[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+
+    def resolve(self, node: ast.AST) -> str | None:
+        """The dotted name an expression such as `nn.Linear` or `F.relu` stands for, when it comes from an import."""
+        parts: list[str] = []
+        while isinstance(node, ast.Attribute):
+            parts.append(node.attr)
+            node = node.value
+        if not isinstance(node, ast.Name) or node.id not in self.names:
+            return None
+        return ".".join([self.names[node.id], *reversed(parts)])
+
+
+def canonical(name: str | None) -> str | None:
+    """torch.nn.modules.linear.Linear -> torch.nn.Linear; torch.functional.F -> itself."""
+    if name and name.startswith("torch.nn.modules."):
+        return "torch.nn." + name.rsplit(".", 1)[1]
+    return name
+
+
+# --- the analysis of one file ----------------------------------------------------------------------------------
+
+@dataclass
+class ClassInfo:
+    node: ast.ClassDef
+    bases: list[str]  # resolved dotted names, or local class names
+    methods: dict[str, ast.FunctionDef]
+
+
+class Analysis:
+    """Run every rule over one parsed file (a script, or a notebook's cells joined in order)."""
+
+    def __init__(self, tree: ast.Module) -> None:
+        self.tree = tree
+        self.imports = Imports(tree)
+        self.findings: list[Finding] = []
+        self.classes: dict[str, ClassInfo] = {}
+        self.functions: dict[str, ast.FunctionDef] = {}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ClassDef):
+                bases = [self.resolve(b) or (b.id if isinstance(b, ast.Name) else "?") for b in node.bases]
+                methods = {m.name: m for m in node.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))}
+                self.classes[node.name] = ClassInfo(node, bases, methods)
+        for node in tree.body if isinstance(tree, ast.Module) else []:
+            self._collect_functions(node)
+        self._returns: dict[str, Value | None] = {}
+        self._returning: set[str] = set()
+        self.call_sites: dict[str, list[list[tuple[str | int, Value | None]]]] = {}
+        self.module_env: dict[str, Value | None] = {}
+        self.default_device = self._sets_default_device()
+        self._parents: dict[int, ast.AST] | None = None
+
+    def _collect_functions(self, node: ast.AST) -> None:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            self.functions[node.name] = node
+        elif isinstance(node, (ast.If, ast.Try, ast.With, ast.For, ast.While)):
+            for child in ast.iter_child_nodes(node):
+                self._collect_functions(child)
+
+    def resolve(self, node: ast.AST) -> str | None:
+        return canonical(self.imports.resolve(node))
+
+    def _sets_default_device(self) -> bool:
+        for node in ast.walk(self.tree):
+            if isinstance(node, ast.Call) and self.resolve(node.func) in ("torch.set_default_device",):
+                return True
+        return False
+
+    # --- classes ---------------------------------------------------------------------------------------------
+
+    def is_module_class(self, name: str, seen: frozenset[str] = frozenset()) -> bool:
+        """Whether a local class is (transitively) an nn.Module subclass."""
+        info = self.classes.get(name)
+        if info is None or name in seen:
+            return False
+        for base in info.bases:
+            if base.startswith(MODULE_BASES) and base.rsplit(".", 1)[-1] in ("Module", "LightningModule") or (
+                    base.startswith("torch.nn.") and base.rsplit(".", 1)[-1] in PARAMETER_LAYERS | {
+                        "Sequential", "ModuleList", "ModuleDict"}):
+                return True
+            if self.is_module_class(base, seen | {name}):
+                return True
+        return False
+
+    def method(self, cls: str, name: str, seen: frozenset[str] = frozenset()) -> tuple[str, ast.FunctionDef] | None:
+        """Where method `name` of a local class is defined (the class itself or a local base)."""
+        info = self.classes.get(cls)
+        if info is None or cls in seen:
+            return None
+        if name in info.methods:
+            return cls, info.methods[name]
+        for base in info.bases:
+            found = self.method(base, name, seen | {cls})
+            if found:
+                return found
+        return None
+
+    def forward_methods(self, cls: str) -> list[ast.FunctionDef]:
+        """forward, and every method of the class that forward calls through self (transitively)."""
+        start = self.method(cls, "forward")
+        if start is None:
+            return []
+        todo, seen = [start[1]], []
+        while todo:
+            fn = todo.pop()
+            if fn in seen:
+                continue
+            seen.append(fn)
+            self_name = fn.args.args[0].arg if fn.args.args else "self"
+            for node in ast.walk(fn):
+                if isinstance(node, ast.Call):
+                    name = self_attribute(node.func, self_name)
+                    found = self.method(cls, name) if name else None
+                    if found and found[1] not in seen:
+                        todo.append(found[1])
+        return seen
+
+    def class_has_parameters(self, cls: str) -> bool:
+        """Whether a local module class builds a layer with parameters (or a Parameter) in its __init__."""
+        found = self.method(cls, "__init__")
+        if found is None:
+            return False
+        for node in ast.walk(found[1]):
+            if isinstance(node, ast.Call):
+                name = self.resolve(node.func) or ""
+                if name in ("torch.nn.Parameter", "torch.nn.parameter.Parameter") or (
+                        name.startswith("torch.nn.") and name.rsplit(".", 1)[-1] in PARAMETER_LAYERS):
+                    return True
+                if isinstance(node.func, ast.Attribute) and node.func.attr == "register_buffer":
+                    return True
+        return False
+
+    # --- values of expressions -------------------------------------------------------------------------------
+
+    def returns(self, name: str) -> Value | None:
+        """What a local function returns, when every return statement agrees."""
+        if name in self._returns:
+            return self._returns[name]
+        if name in self._returning:
+            return None
+        self._returning.add(name)
+        fn = self.functions[name]
+        env = dict(self.stable_globals())
+        env.update(self.parameter_values(fn))
+        values = []
+        walker = Walker(self, env, report=False)
+        walker.block(fn.body)
+        values = walker.returned
+        result = None
+        if values and all(v is not None for v in values):
+            first = values[0]
+            if all(v.kind == first.kind and v.kind != "tuple" for v in values):
+                result = replace(first, device=any(v.device for v in values), scalar=False)
+                if result.kind == "module":
+                    result = replace(result, created=all(v.created for v in values))
+            elif all(v.kind == "tuple" and len(v.items) == len(first.items) for v in values):
+                result = first if len(values) == 1 else None
+        self._returning.discard(name)
+        self._returns[name] = result
+        return result
+
+    def parameter_values(self, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, Value | None]:
+        """A function's parameters: unknown, except where an annotation says Tensor or Module."""
+        env: dict[str, Value | None] = {}
+        args = [*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs]
+        for arg in args:
+            env[arg.arg] = Value("param", name=arg.arg)
+            annotation = self.resolve(arg.annotation) if arg.annotation is not None else None
+            if annotation in ("torch.Tensor", "torch.FloatTensor"):
+                env[arg.arg] = TENSOR
+        for arg in (fn.args.vararg, fn.args.kwarg):
+            if arg is not None:
+                env[arg.arg] = None
+        return env
+
+    def stable_globals(self) -> dict[str, Value | None]:
+        """Module-level names a function may read: those whose every assignment gives the same kind."""
+        return self._stable
+
+    def value(self, node: ast.expr, env: dict[str, Value | None]) -> Value | None:
+        """What the linter knows about an expression's value (None: unknown)."""
+        if isinstance(node, ast.Name):
+            found = env.get(node.id)
+            return None if found is not None and found.kind == "param" else found
+        if isinstance(node, ast.Tuple):
+            return Value("tuple", items=tuple(self.value(e, env) for e in node.elts))
+        if isinstance(node, ast.Subscript):
+            base = self.value(node.value, env)
+            if base is not None and base.kind == "tensor":
+                return replace(base, scalar=False)
+            if base is not None and base.kind == "tuple" and isinstance(node.slice, ast.Constant) and isinstance(
+                    node.slice.value, int):
+                return base.item(node.slice.value)
+            return None
+        if isinstance(node, ast.BinOp):
+            left, right = self.value(node.left, env), self.value(node.right, env)
+            tensors = [v for v in (left, right) if v is not None and v.kind == "tensor"]
+            if tensors and all((v is not None and v.kind == "tensor") or self._is_plain_number(n)
+                               for v, n in ((left, node.left), (right, node.right))):
+                return Value("tensor", device=any(v.device for v in tensors),
+                             scalar=all(v.scalar for v in tensors))
+            return None
+        if isinstance(node, ast.Compare):
+            left = self.value(node.left, env)
+            if left is not None and left.kind == "tensor" and len(node.ops) == 1 and not isinstance(
+                    node.ops[0], (ast.Is, ast.IsNot, ast.In, ast.NotIn)):
+                return replace(left, scalar=False)
+            return None
+        if isinstance(node, ast.Call):
+            return self.call_value(node, env)
+        return None
+
+    @staticmethod
+    def _is_plain_number(node: ast.expr) -> bool:
+        return is_number(node) or isinstance(node, ast.Name) and node.id.isupper()
+
+    def is_cpu(self, node: ast.expr | None) -> bool:
+        """A literal "cpu" device: "cpu", torch.device("cpu")."""
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            return node.value.split(":")[0] == "cpu"
+        if isinstance(node, ast.Call) and self.resolve(node.func) == "torch.device" and node.args:
+            return self.is_cpu(node.args[0])
+        return False
+
+    def is_dtype(self, node: ast.expr) -> bool:
+        return self.resolve(node) in DTYPES
+
+    def move_target(self, call: ast.Call) -> tuple[bool, bool]:
+        """For x.to(...)/.cuda()/.cpu(): (does it name a device at all, is that device certainly the CPU)."""
+        method = call.func.attr if isinstance(call.func, ast.Attribute) else ""
+        if method == "cpu":
+            return True, True
+        if method == "cuda":
+            return True, False
+        target = keyword(call, "device") or (call.args[0] if call.args else None)
+        if target is None or self.is_dtype(target):
+            other = keyword(call, "other")
+            return (other is not None, False) if other is not None else (False, False)
+        return True, self.is_cpu(target)
+
+    def call_value(self, call: ast.Call, env: dict[str, Value | None]) -> Value | None:
+        name = self.resolve(call.func)
+        if name:
+            short = name.rsplit(".", 1)[-1]
+            if name.startswith("torch.") and name.count(".") == 1 and (short in FACTORIES or short in LEGACY_TYPES):
+                device = keyword(call, "device")
+                scalar = short in ("tensor", "as_tensor") and bool(call.args) and is_number(call.args[0])
+                return Value("tensor", device=device is not None and not self.is_cpu(device), scalar=scalar)
+            if name.startswith("torch.") and name.count(".") == 1 and short in TENSOR_FUNCTIONS or (
+                    name.startswith("torch.nn.functional.")):
+                args = [self.value(a, env) for a in call.args]
+                return Value("tensor", device=any(a is not None and a.device for a in args))
+            if name in DATA_PARALLEL or name in ("torch.nn.parallel.DistributedDataParallel",):
+                inner = self.value(call.args[0], env) if call.args else None
+                return Value("module", device=inner is not None and inner.device, created=True)
+            if name.startswith("torch.nn.") and short[:1].isupper() and short not in ("Parameter",):
+                return Value("module", created=True)
+            if name.startswith(MODULE_FACTORIES):
+                return Value("module", created=True)
+            if name.startswith("torch.optim.") and short[:1].isupper():
+                return Value("optimizer", name=self._optimized_model(call))
+            if name in LOADERS:
+                return Value("loader")
+            return None
+        func = call.func
+        if isinstance(func, ast.Name):
+            if func.id in self.classes:
+                if self.is_module_class(func.id):
+                    return Value("module", created=True, name=func.id)
+                return Value("instance", name=func.id)
+            if func.id in self.functions:
+                return self.returns(func.id)
+            target = env.get(func.id)
+            if target is not None and target.kind == "module":
+                return Value("tensor", device=target.device)
+            if func.id == "next" and call.args:  # next(iter(loader)): one batch
+                inner = call.args[0]
+                if isinstance(inner, ast.Call) and isinstance(inner.func, ast.Name) and inner.func.id == "iter" and (
+                        inner.args):
+                    source = self.value(inner.args[0], env)
+                    if source is not None and source.kind == "loader":
+                        return Value("batch")
+            return None
+        if isinstance(func, ast.Attribute):
+            owner = self.value(func.value, env)
+            if owner is None:
+                return None
+            method = func.attr
+            if owner.kind == "tensor":
+                if method in DEVICE_MOVES:
+                    names_device, cpu = self.move_target(call)
+                    if not names_device:
+                        return owner
+                    return Value("tensor", device=not cpu, scalar=owner.scalar)
+                if method in TENSOR_METHODS:
+                    return replace(owner, scalar=owner.scalar and method in ("float", "double", "half", "long",
+                                                                             "int", "detach", "clone"))
+                return None
+            if owner.kind == "module":
+                if method in ("to", "cuda"):
+                    names_device, cpu = self.move_target(call)
+                    return replace(owner, device=owner.device or (names_device and not cpu))
+                if method in ("cpu",):
+                    return replace(owner, device=False)
+                if method in ("train", "eval", "float", "double", "half", "requires_grad_"):
+                    return owner
+                return None
+        return None
+
+    def _optimized_model(self, call: ast.Call) -> str:
+        params = call.args[0] if call.args else keyword(call, "params")
+        if isinstance(params, ast.Call) and isinstance(params.func, ast.Attribute) and params.func.attr in (
+                "parameters",) and isinstance(params.func.value, ast.Name):
+            return params.func.value.id
+        return ""
+
+    # --- running ----------------------------------------------------------------------------------------------
+
+    def run(self) -> list[Finding]:
+        """Every finding in the file, in order."""
+        # module level first (it gives the globals functions read), then every function, then the classes
+        self._stable = {}
+        top = Walker(self, {}, report=False, module_level=True)
+        top.block(self.tree.body)
+        self._stable = {k: v for k, v in top.stable.items()}
+        walker = Walker(self, {}, report=True, module_level=True)
+        walker.block(self.tree.body)
+        self.module_env = walker.env
+        owners = {id(m): name for name, info in self.classes.items() for m in info.methods.values()}
+        for node in ast.walk(self.tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                env = dict(self._stable)
+                env.update(self.parameter_values(node))
+                inner = Walker(self, env, report=True)
+                if node.name == "__init__":
+                    inner.owner_class = owners.get(id(node))
+                inner.block(node.body)
+        for name in self.classes:
+            if self.is_module_class(name):
+                self.check_module_class(name)
+        unique: dict[tuple[str, int, int], Finding] = {}
+        for finding in self.findings:
+            unique.setdefault((finding.code, finding.line, finding.col), finding)
+        return sorted(unique.values(), key=lambda f: (f.line, f.col, f.code))
+
+    def add(self, code: str, node: ast.AST, fix: dict[str, object] | None = None, **params: str) -> None:
+        self.findings.append(Finding(code, node.lineno, node.col_offset + 1, params, fix))
+
+    # --- rules on a module class (chapter 05) ----------------------------------------------------------------
+
+    def check_module_class(self, cls: str) -> None:
+        info = self.classes[cls]
+        forward_fns = [fn for fn in self.forward_methods(cls) if fn in info.methods.values()]
+        if not forward_fns:
+            return
+        self.check_factories(cls, forward_fns)
+        self.check_layers_in_forward(forward_fns)
+        self.check_plain_attributes(cls, forward_fns)
+
+    def check_factories(self, cls: str, fns: list[ast.FunctionDef]) -> None:
+        if self.default_device:
+            return
+        for fn in fns:
+            input_name = self._tensor_input(fn) if fn.name == "forward" else None
+            moved_names = self._names_moved_later(fn)
+            device_contexts = self._device_context_lines(fn)
+            for node in ast.walk(fn):
+                if not isinstance(node, ast.Call):
+                    continue
+                name = self.resolve(node.func) or ""
+                short = name.rsplit(".", 1)[-1]
+                if not (name.startswith("torch.") and name.count(".") == 1 and (
+                        short in FACTORIES or short in LEGACY_TYPES)):
+                    continue
+                if keyword(node, "device") is not None or has_double_star(node) or keyword(node, "out") is not None:
+                    continue
+                if short in ("tensor", "as_tensor") and not (node.args and is_literal_data(node.args[0])):
+                    continue  # torch.tensor(x) of a tensor keeps its device
+                if short in ("tensor", "as_tensor") and is_number(node.args[0]):
+                    continue  # a 0-dim CPU tensor acts as a number in element-wise operations
+                if short == "Tensor" and not node.args:
+                    continue
+                if node.lineno in device_contexts:
+                    continue
+                parent = self._parent(fn, node)
+                if self._moved_at_once(fn, node) or self._only_indexes(fn, node, parent, moved_names):
+                    continue
+                fix = None
+                if input_name and short not in LEGACY_TYPES and short != "from_numpy":
+                    fix = {"kind": "device", "input": input_name}
+                label = "torch." + short if name == f"torch.{short}" else name
+                self.add("DL501", node, fix, call=label)
+
+    def _tensor_input(self, fn: ast.FunctionDef) -> str | None:
+        """forward's first input, when the code shows it is a tensor (x.shape, x.device, x.size(), ...)."""
+        args = fn.args.args[1:]
+        if not args or fn.args.defaults and len(fn.args.defaults) >= len(args):
+            return None
+        name = args[0].arg
+        if args[0].annotation is not None and self.resolve(args[0].annotation) not in ("torch.Tensor",):
+            return None
+        for node in ast.walk(fn):
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == name and (
+                    node.attr in ("shape", "size", "device", "dtype", "dim", "ndim", "view", "reshape", "unsqueeze",
+                                  "new_zeros", "new_ones", "new_empty", "new_full", "flatten", "transpose")):
+                return name
+        return None
+
+    def _parent(self, root: ast.AST, target: ast.AST) -> ast.AST | None:
+        if self._parents is None:
+            self._parents = {id(child): node for node in ast.walk(self.tree) for child in ast.iter_child_nodes(node)}
+        return self._parents.get(id(target))
+
+    def _moved_at_once(self, fn: ast.AST, call: ast.Call) -> bool:
+        """torch.zeros(...).to(x.device), torch.arange(n).cuda(), torch.ones(...).type_as(x)."""
+        node: ast.AST = call
+        while True:
+            parent = self._parent(fn, node)
+            if isinstance(parent, ast.Attribute) and parent.value is node:
+                grand = self._parent(fn, parent)
+                if parent.attr in ("to", "cuda", "type_as") and isinstance(grand, ast.Call):
+                    return True
+                if isinstance(grand, ast.Call) and grand.func is parent and parent.attr in TENSOR_METHODS:
+                    node = grand
+                    continue
+            return False
+
+    def _names_moved_later(self, fn: ast.AST) -> set[str]:
+        """Names that the function moves somewhere: `mask = mask.to(x.device)`, `t.cuda()`."""
+        moved = set()
+        for node in ast.walk(fn):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in (
+                    "to", "cuda", "type_as") and isinstance(node.func.value, ast.Name):
+                moved.add(node.func.value.id)
+        return moved
+
+    def _device_context_lines(self, fn: ast.AST) -> set[int]:
+        """Lines inside `with torch.device(...)` (a factory there is born on that device)."""
+        lines: set[int] = set()
+        for node in ast.walk(fn):
+            if isinstance(node, (ast.With, ast.AsyncWith)) and any(
+                    isinstance(item.context_expr, ast.Call) and self.resolve(item.context_expr.func) == "torch.device"
+                    for item in node.items):
+                for inner in ast.walk(node):
+                    if hasattr(inner, "lineno"):
+                        lines.add(inner.lineno)
+        return lines
+
+    def _only_indexes(self, fn: ast.AST, call: ast.Call, parent: ast.AST | None, moved: set[str]) -> bool:
+        """A CPU index tensor indexing another tensor is allowed: x[torch.arange(n), labels]."""
+        if self._in_subscript_slice(fn, call):
+            return True
+        if isinstance(parent, ast.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Name):
+            name = parent.targets[0].id
+            if name in moved:
+                return True
+            loads = [n for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id == name and isinstance(
+                n.ctx, ast.Load)]
+            return bool(loads) and all(self._in_subscript_slice(fn, n) for n in loads)
+        return False
+
+    def _in_subscript_slice(self, fn: ast.AST, target: ast.AST) -> bool:
+        node = target
+        while True:
+            parent = self._parent(fn, node)
+            if parent is None or isinstance(parent, (ast.stmt,)):
+                return False
+            if isinstance(parent, ast.Subscript) and parent.slice is node:
+                return True
+            if isinstance(parent, ast.Tuple):
+                node = parent
+                continue
+            return False
+
+    def check_layers_in_forward(self, fns: list[ast.FunctionDef]) -> None:
+        for fn in fns:
+            for node in ast.walk(fn):
+                if not isinstance(node, ast.Call):
+                    continue
+                name = self.resolve(node.func) or ""
+                short = name.rsplit(".", 1)[-1]
+                label = None
+                if name.startswith("torch.nn.") and short in PARAMETER_LAYERS and self._layer_has_state(short, node):
+                    label = "nn." + short
+                elif isinstance(node.func, ast.Name) and node.func.id in self.classes and self.is_module_class(
+                        node.func.id) and self.class_has_parameters(node.func.id):
+                    label = node.func.id
+                if label:
+                    self.add("DL503", node, call=label)
+
+    @staticmethod
+    def _layer_has_state(short: str, call: ast.Call) -> bool:
+        def false(name: str) -> bool:
+            value = keyword(call, name)
+            return isinstance(value, ast.Constant) and value.value is False
+
+        def true(name: str) -> bool:
+            value = keyword(call, name)
+            return isinstance(value, ast.Constant) and value.value is True
+
+        if short in ("LayerNorm", "RMSNorm"):
+            return not false("elementwise_affine")
+        if short == "GroupNorm":
+            return not false("affine")
+        if short.startswith("InstanceNorm"):
+            return true("affine") or true("track_running_stats")
+        if short.startswith("BatchNorm") or short == "SyncBatchNorm":
+            return not (false("affine") and false("track_running_stats"))
+        return True
+
+    def check_plain_attributes(self, cls: str, fns: list[ast.FunctionDef]) -> None:
+        info = self.classes[cls]
+        init = info.methods.get("__init__")
+        if init is None or not init.args.args or any(m in info.methods for m in ("_apply", "to", "cuda")):
+            return
+        self_name = init.args.args[0].arg
+        used: set[str] = set()
+        moved: set[str] = set()
+        for fn in fns:
+            fn_self = fn.args.args[0].arg if fn.args.args else "self"
+            for node in ast.walk(fn):
+                attr = self_attribute(node, fn_self)
+                if attr and isinstance(node.ctx, ast.Load):
+                    used.add(attr)
+                if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in (
+                        "to", "cuda", "type_as"):
+                    attr = self_attribute(node.func.value, fn_self)
+                    if attr:
+                        moved.add(attr)
+        registered = self._registered_names(cls)
+        env = dict(self._stable)
+        env.update(self.parameter_values(init))
+        walker = Walker(self, env, report=False)
+        for stmt in init.body:
+            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+                target = stmt.targets[0]
+                attr = self_attribute(target, self_name)
+                if attr and attr in used and attr not in moved and attr not in registered:
+                    if self._is_tensor_attribute(cls, stmt.value, walker.env):
+                        self.add("DL502", target, name=attr)
+            walker.block([stmt])
+
+    def _registered_names(self, cls: str) -> set[str]:
+        names: set[str] = set()
+        for node in ast.walk(self.classes[cls].node):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in (
+                    "register_buffer", "register_parameter") and node.args and isinstance(
+                    node.args[0], ast.Constant):
+                names.add(str(node.args[0].value))
+        return names
+
+    def _is_tensor_attribute(self, cls: str, expr: ast.expr, env: dict[str, Value | None]) -> bool:
+        if isinstance(expr, ast.Call) and keyword(expr, "device") is not None:
+            return False
+        if isinstance(expr, ast.Name) and isinstance(env.get(expr.id), Value) and env[expr.id].kind == "param":
+            return self.argument_is_tensor(cls, env[expr.id].name)
+        value = self.value(expr, env)
+        return value is not None and value.kind == "tensor" and not value.scalar and not value.device
+
+    def argument_is_tensor(self, cls: str, param: str, depth: int = 0) -> bool:
+        """Whether every call that builds `cls` in this file passes a tensor for `param` (and there is one)."""
+        if depth > 4:
+            return False
+        sites = [site for name in self._subclasses_using_init(cls) for site in self.call_sites.get(name, [])]
+        found = self.method(cls, "__init__")
+        if not sites or found is None:
+            return False
+        params = [a.arg for a in found[1].args.args[1:]]
+        on_cpu = False
+        for site in sites:
+            value = None
+            for key, val in site:
+                if key == param or (isinstance(key, int) and key < len(params) and params[key] == param):
+                    value = val
+            if value is None:
+                return False
+            if value.kind == "param" and value.items:
+                owner = value.items[0]
+                if not (isinstance(owner, str) and self.argument_is_tensor(owner, value.name, depth + 1)):
+                    return False
+                on_cpu = True
+            elif value.kind != "tensor" or value.scalar:
+                return False
+            on_cpu = on_cpu or not value.device
+        return on_cpu
+
+    def _subclasses_using_init(self, cls: str) -> list[str]:
+        """cls, and its local subclasses that inherit its __init__."""
+        names = [cls]
+        for name in self.classes:
+            if name != cls and "__init__" not in self.classes[name].methods and self.method(name, "__init__") and (
+                    self.method(name, "__init__")[0] == cls):
+                names.append(name)
+        return names
+
+
+class Walker:
+    """Goes through a block of statements in order, keeping what each name holds, and applies the scope rules."""
+
+    def __init__(self, analysis: Analysis, env: dict[str, Value | None], report: bool,
+                 module_level: bool = False) -> None:
+        self.a = analysis
+        self.env = env
+        self.report = report
+        self.module_level = module_level
+        self.returned: list[Value | None] = []
+        self.stable: dict[str, Value | None] = {}
+        self._kinds: dict[str, set] = {}
+        self.pending_loads: dict[str, list[tuple[ast.Call, str]]] = {}  # model -> optimizer loads before its move
+        self.wraps: list[tuple[ast.Call, str, str | None, ast.stmt]] = []
+        self.statements: list[ast.stmt] = []
+        self.owner_class: str | None = None
+
+    # --- statements -------------------------------------------------------------------------------------------
+
+    def block(self, body: list[ast.stmt]) -> None:
+        for stmt in body:
+            self.statement(stmt)
+        if self.report:
+            self.finish_wraps()
+
+    def statement(self, stmt: ast.stmt) -> None:
+        self.statements.append(stmt)
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            if self.module_level and isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                self.bind(stmt.name, None)
+            return
+        self.expressions(stmt)
+        if isinstance(stmt, ast.Assign):
+            value = self.a.value(stmt.value, self.env)
+            for target in stmt.targets:
+                self.assign(target, value, stmt.value)
+        elif isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
+            self.assign(stmt.target, self.a.value(stmt.value, self.env), stmt.value)
+        elif isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name):
+            pass
+        elif isinstance(stmt, ast.Expr):
+            self.expression_statement(stmt.value)
+        elif isinstance(stmt, ast.Return) and stmt.value is not None:
+            self.returned.append(self.a.value(stmt.value, self.env))
+        elif isinstance(stmt, (ast.For, ast.AsyncFor)):
+            source = self.a.value(stmt.iter, self.env)
+            if source is not None and source.kind == "loader" and isinstance(stmt.target, ast.Tuple):
+                for elt in stmt.target.elts:
+                    self.assign(elt, Value("tensor"), None)
+            else:
+                self.assign(stmt.target, None, None)
+            for inner in (stmt.body, stmt.orelse):
+                for s in inner:
+                    self.statement(s)
+        elif isinstance(stmt, (ast.With, ast.AsyncWith)):
+            for item in stmt.items:
+                if item.optional_vars is not None:
+                    self.assign(item.optional_vars, None, None)
+            for s in stmt.body:
+                self.statement(s)
+        elif isinstance(stmt, (ast.If, ast.While)):
+            for s in [*stmt.body, *stmt.orelse]:
+                self.statement(s)
+        elif isinstance(stmt, ast.Try):
+            for handler in stmt.handlers:
+                if handler.name:
+                    self.bind(handler.name, None)
+            for s in [*stmt.body, *[x for h in stmt.handlers for x in h.body], *stmt.orelse, *stmt.finalbody]:
+                self.statement(s)
+
+    def bind(self, name: str, value: Value | None) -> None:
+        if self.pending_loads.get(name):
+            self.pending_loads.pop(name)
+        self.env[name] = value
+        kinds = self._kinds.setdefault(name, set())
+        kinds.add((value.kind, value.device) if value is not None else None)
+        if len(kinds) == 1 and value is not None:
+            self.stable[name] = value if value.kind != "module" else replace(value, created=False)
+        else:
+            self.stable.pop(name, None)
+
+    def assign(self, target: ast.expr, value: Value | None, source: ast.expr | None) -> None:
+        if isinstance(target, ast.Name):
+            # `model = model.to(device)` moves the model the optimizer and the wrapper hold
+            if isinstance(source, ast.Call) and isinstance(source.func, ast.Attribute) and source.func.attr in (
+                    "to", "cuda") and isinstance(source.func.value, ast.Name) and source.func.value.id == target.id:
+                self.moved(target.id, source)
+                self.env[target.id] = value
+                return
+            self.bind(target.id, value)
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            for index, elt in enumerate(target.elts):
+                item = value.item(index) if value is not None else None
+                if value is not None and value.kind == "batch":
+                    item = Value("tensor")
+                self.assign(elt, item, None)
+        elif isinstance(target, ast.Starred):
+            self.assign(target.value, None, None)
+
+    # --- expressions ------------------------------------------------------------------------------------------
+
+    def expressions(self, stmt: ast.stmt) -> None:
+        """Rules that look at calls anywhere in a statement (its own expressions, not nested blocks)."""
+        roots: list[ast.AST] = []
+        for name, child in ast.iter_fields(stmt):
+            if name in ("body", "orelse", "finalbody", "handlers"):
+                continue
+            if isinstance(child, list):
+                roots.extend(c for c in child if isinstance(c, ast.AST))
+            elif isinstance(child, ast.AST):
+                roots.append(child)
+        for root in roots:
+            for node in scope_walk(root):
+                if isinstance(node, ast.Call):
+                    self.call(node, stmt)
+
+    def call(self, call: ast.Call, stmt: ast.stmt) -> None:
+        a = self.a
+        name = a.resolve(call.func)
+        if isinstance(call.func, ast.Name) and call.func.id in a.classes and self.report:
+            a.call_sites.setdefault(call.func.id, []).append(self.arguments(call))
+        if not self.report:
+            self.track_moves(call)
+            return
+        if name == "torch.load" and keyword(call, "map_location") is None and len(call.args) < 2 and not (
+                has_double_star(call)):
+            a.add("DL701", call, {"kind": "map_location"})
+        if name in DEPRECATED_AMP:
+            new, device_type = DEPRECATED_AMP[name]
+            fix = None
+            if not call.args and not has_double_star(call) and isinstance(call.func, ast.Attribute):
+                fix = {"kind": "amp", "device_type": device_type}
+            a.add("DL801", call, fix, call=name, new=new)
+        if name in DATA_PARALLEL:
+            self.wrap(call, stmt)
+        if isinstance(call.func, ast.Attribute):
+            method = call.func.attr
+            if method == "numpy" and not call.args and not self._forced(call):
+                owner = a.value(call.func.value, self.env)
+                if owner is not None and owner.kind == "tensor" and owner.device:
+                    a.add("DL102", call)
+            if method == "load_state_dict" and isinstance(call.func.value, ast.Name):
+                owner = self.env.get(call.func.value.id)
+                if owner is not None and owner.kind == "optimizer" and owner.name:
+                    model = self.env.get(owner.name)
+                    if model is not None and model.kind == "module" and not model.device:
+                        self.pending_loads.setdefault(owner.name, []).append((call, call.func.value.id))
+        self.track_moves(call)
+
+    @staticmethod
+    def _forced(call: ast.Call) -> bool:
+        force = keyword(call, "force")
+        return force is not None and not (isinstance(force, ast.Constant) and force.value is False)
+
+    def arguments(self, call: ast.Call) -> list[tuple[str | int, Value | None]]:
+        """The values a call passes, by position and by keyword (a parameter of this scope stays a param)."""
+        out: list[tuple[str | int, Value | None]] = []
+        for index, arg in enumerate(call.args):
+            if isinstance(arg, ast.Starred):
+                return [("*", None)]
+            out.append((index, self.argument_value(arg)))
+        for kw in call.keywords:
+            if kw.arg is not None:
+                out.append((kw.arg, self.argument_value(kw.value)))
+        return out
+
+    def argument_value(self, node: ast.expr) -> Value | None:
+        if isinstance(node, ast.Name):
+            found = self.env.get(node.id)
+            if found is not None and found.kind == "param":
+                return replace(found, items=(self.owner_class,)) if self.owner_class else None
+        return self.a.value(node, self.env)
+
+    def track_moves(self, call: ast.Call) -> None:
+        """`model.to(device)` / `model.cuda()` moves a module in place."""
+        if not (isinstance(call.func, ast.Attribute) and call.func.attr in ("to", "cuda") and isinstance(
+                call.func.value, ast.Name)):
+            return
+        self.moved(call.func.value.id, call)
+
+    def moved(self, name: str, call: ast.Call) -> None:
+        names_device, cpu = self.a.move_target(call)
+        if not names_device or cpu:
+            return
+        value = self.env.get(name)
+        if value is not None and value.kind == "module":
+            self.env[name] = replace(value, device=True)
+            for load, optimizer in self.pending_loads.pop(name, []):
+                if self.report:
+                    self.a.add("DL702", load, optimizer=optimizer, model=name)
+
+    def expression_statement(self, node: ast.expr) -> None:
+        """DL101: `x.to(device)` on a tensor, its result thrown away."""
+        if not (self.report and isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+            return
+        method = node.func.attr
+        if method not in DEVICE_MOVES or node.keywords and keyword(node, "copy") is not None:
+            return
+        owner = self.a.value(node.func.value, self.env)
+        if owner is None or owner.kind != "tensor":
+            return
+        names_device, _ = self.a.move_target(node)
+        if method == "to" and not names_device:
+            return
+        receiver = node.func.value
+        shown = ast.unparse(receiver) if isinstance(receiver, (ast.Name, ast.Attribute)) else "x"
+        self.a.add("DL101", node, method=method, name=shown)
+
+    # --- DataParallel (chapter 02) ----------------------------------------------------------------------------
+
+    def wrap(self, call: ast.Call, stmt: ast.stmt) -> None:
+        if not call.args or not isinstance(call.args[0], ast.Name):
+            return
+        ids = keyword(call, "device_ids")
+        if isinstance(ids, (ast.List, ast.Tuple)) and len(ids.elts) == 1:
+            return  # with a single device id, DataParallel moves the model itself
+        model = call.args[0].id
+        value = self.env.get(model)
+        if value is None or value.kind != "module" or not value.created or value.device:
+            return
+        wrapper = None
+        if isinstance(stmt, ast.Assign) and stmt.value is call and len(stmt.targets) == 1 and isinstance(
+                stmt.targets[0], ast.Name):
+            wrapper = stmt.targets[0].id
+        elif not (isinstance(stmt, ast.Expr) and stmt.value is call):
+            return  # the wrapper goes somewhere the linter does not follow
+        self.wraps.append((call, model, wrapper, stmt))
+
+    def finish_wraps(self) -> None:
+        wraps, self.wraps = self.wraps, []
+        for call, model, wrapper, stmt in wraps:
+            if not self.never_moved_after(stmt, model, wrapper):
+                continue
+            self.a.add("DL201", call, name=model)
+
+    def never_moved_after(self, stmt: ast.stmt, model: str, wrapper: str | None) -> bool:
+        """After `stmt`, neither the model nor its wrapper is moved, handed to other code or returned."""
+        try:
+            start = self.statements.index(stmt)
+        except ValueError:
+            return False
+        live = {model} | ({wrapper} if wrapper else set())
+        for later in self.statements[start + 1:]:
+            if isinstance(later, ast.ClassDef):
+                continue
+            if isinstance(later, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                arguments = later.args
+                own = {a.arg for a in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]}
+                if own & live:
+                    continue  # its own parameter of the same name
+                roots: list[ast.AST] = [*later.body, *later.decorator_list]
+            elif isinstance(later, (ast.For, ast.AsyncFor, ast.While, ast.If, ast.With, ast.AsyncWith, ast.Try)):
+                roots = self._header(later)
+            else:
+                roots = [later]
+            for node in scope_walk(roots):
+                if isinstance(node, ast.Call):
+                    func = node.func
+                    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and (
+                            func.value.id in live) and func.attr in ("to", "cuda"):
+                        names_device, cpu = self.a.move_target(node)
+                        if names_device and not cpu:
+                            return False
+                    callee = func.id if isinstance(func, ast.Name) else ""
+                    passed = [*node.args, *(kw.value for kw in node.keywords)]
+                    if callee not in HARMLESS_CALLS and any(
+                            isinstance(p, ast.Name) and p.id in live for p in passed):
+                        return False
+                if isinstance(node, (ast.Return, ast.Yield)) and node.value is not None and any(
+                        isinstance(n, ast.Name) and n.id in live for n in ast.walk(node.value)):
+                    return False
+                if isinstance(node, ast.Global):
+                    return False
+            for target in self._targets(later):
+                live.discard(target)
+            if not live:
+                return True
+        return True
+
+    @staticmethod
+    def _header(stmt: ast.stmt) -> list[ast.AST]:
+        out: list[ast.AST] = []
+        for name, child in ast.iter_fields(stmt):
+            if name in ("body", "orelse", "finalbody", "handlers"):
+                continue
+            if isinstance(child, list):
+                out.extend(c for c in child if isinstance(c, ast.AST))
+            elif isinstance(child, ast.AST):
+                out.append(child)
+        return out
+
+    @staticmethod
+    def _targets(stmt: ast.stmt) -> list[str]:
+        if isinstance(stmt, ast.Assign):
+            return [n.id for t in stmt.targets for n in ast.walk(t) if isinstance(n, ast.Name)]
+        if isinstance(stmt, (ast.AnnAssign,)) and isinstance(stmt.target, ast.Name):
+            return [stmt.target.id]
+        return []

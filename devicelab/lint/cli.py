@@ -1,0 +1,73 @@
+"""The command line of `devicelab lint`."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from ..messages import get_language
+from .core import Config, iter_files, lint_file, load_config
+from .rules import RULES
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Lint the paths given; print the findings; 1 when there are any, 0 when none, 2 on a usage error."""
+    parser = argparse.ArgumentParser(prog="python -m devicelab.lint",
+                                     description="Find the device mistakes of chapters 01-09 before the code runs.")
+    parser.add_argument("paths", nargs="*", default=["."], help=".py files, .ipynb notebooks or folders (default: .)")
+    parser.add_argument("--lang", choices=("en", "zh"), default=None, help="language of the messages")
+    parser.add_argument("--format", choices=("text", "json"), default="text", help="output format")
+    parser.add_argument("--select", default=None, help="comma-separated code prefixes to report (DL5,DL701)")
+    parser.add_argument("--ignore", default=None, help="comma-separated code prefixes to leave out")
+    parser.add_argument("--config", default=None, help="a pyproject.toml to read instead of the nearest one")
+    parser.add_argument("--fix", action="store_true", help="apply the safe fixes in place (needs libcst)")
+    parser.add_argument("--diff", action="store_true", help="print the safe fixes as a unified diff, change nothing")
+    parser.add_argument("--list-rules", action="store_true", help="print every rule and its chapter")
+    args = parser.parse_args(argv)
+    lang = args.lang or get_language()
+
+    if args.list_rules:
+        for rule in RULES.values():
+            fixable = " [fix]" if rule.fixable else ""
+            print(f"{rule.code} ({rule.chapter}){fixable}: {rule.message[lang]}")
+        return 0
+
+    config = _config(args)
+    files = list(iter_files(args.paths, config))
+    missing = [p for p in args.paths if not Path(p).exists()]
+    if missing:
+        print(f"no such file or folder: {', '.join(missing)}", file=sys.stderr)
+        return 2
+    problems = [p for path in files for p in lint_file(path, config)]
+
+    if args.fix or args.diff:
+        from .fix import apply_fixes
+
+        try:
+            problems = apply_fixes(files, problems, write=args.fix, show_diff=args.diff, config=config)
+        except ModuleNotFoundError as error:
+            print(f"--fix and --diff need libcst ({error}): pip install libcst", file=sys.stderr)
+            return 2
+
+    if args.format == "json":
+        print(json.dumps([p.as_dict(lang) for p in problems], ensure_ascii=False, indent=2))
+    else:
+        for problem in problems:
+            print(problem.render(lang))
+    return 1 if problems else 0
+
+
+def _config(args: argparse.Namespace) -> Config:
+    if args.config:
+        from .core import config_from_toml
+
+        config = config_from_toml(Path(args.config).read_text(encoding="utf-8"))
+    else:
+        config = load_config()
+    if args.select is not None:
+        config.select = tuple(c.strip().upper() for c in args.select.split(",") if c.strip())
+    if args.ignore is not None:
+        config.ignore = tuple(c.strip().upper() for c in args.ignore.split(",") if c.strip())
+    return config

@@ -342,8 +342,10 @@ messages.add(
             "`torch.device` 的 `.type` 就是它。",
         },
         "ch08.ex1.hint3": {
-            "en": "`return torch.autocast(device_type=device.type)`: each type has its default lower precision.",
-            "zh": "`return torch.autocast(device_type=device.type)`：每种设备类型都有自己默认的低精度。",
+            "en": "`return torch.autocast(device_type=____)`: leave `dtype=` out, and each device type gets "
+            "its own lower precision.",
+            "zh": "`return torch.autocast(device_type=____)`：不写 "
+            "`dtype=`，每种设备类型就会用它自己默认的低精度。",
         },
         "ch08.ex1.solution": _both(AUTOCAST_FOR_SOLUTION),
         # exercise 2
@@ -430,8 +432,10 @@ messages.add(
             "[0, 1] 之间的 float32。",
         },
         "ch08.ex2.hint3": {
-            "en": "`x = images.to(device).float() / 255`, `y = labels.to(device).long()`, `return x, y`.",
-            "zh": "`x = images.to(device).float() / 255`，`y = labels.to(device).long()`，`return x, y`。",
+            "en": "`x = images.to(device).____ / 255` and `y = labels.to(device).____`; the cell already "
+            "returns `x, y`.",
+            "zh": "`x = images.to(device).____ / 255`，`y = labels.to(device).____`；单元里已经写好了 `return "
+            "x, y`。",
         },
         "ch08.ex2.solution": _both(PREPARE_SOLUTION),
         # exercise 3
@@ -517,12 +521,12 @@ messages.add(
             "然后用 `scaler.update()` 调整缩放因子。",
         },
         "ch08.ex3.hint3": {
-            "en": "`scaler.scale(loss).backward()`, `scaler.unscale_(optimizer)`, "
-            "`torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm)`, `scaler.step(optimizer)`, "
+            "en": "In this order: `scaler.scale(loss).____()`, `scaler.unscale_(optimizer)`, "
+            "`torch.nn.utils.clip_grad_norm_(model.parameters(), ____)`, `scaler.____(optimizer)`, "
             "`scaler.update()`, `optimizer.zero_grad()`.",
-            "zh": "`scaler.scale(loss).backward()`、`scaler.unscale_(optimizer)`、"
-            "`torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm)`、`scaler.step(optimizer)`、"
-            "`scaler.update()`、`optimizer.zero_grad()`。",
+            "zh": "按这个顺序：`scaler.scale(loss).____()`、`scale"
+            "r.unscale_(optimizer)`、`torch.nn.utils.clip_grad_norm_(model.parameters(), "
+            "____)`、`scaler.____(optimizer)`、`scaler.update()`、`optimizer.zero_grad()`。",
         },
         "ch08.ex3.solution": _both(AMP_STEP_SOLUTION),
     }

@@ -308,10 +308,12 @@ messages.add(
             "调用它的那个张量还在原来的设备上。",
         },
         "ch01.ex1.hint3": {
-            "en": "A tensor created without `device=` is on the CPU. When a tensor already has the device "
-            "(and dtype) you ask for, `Tensor.to()` has nothing to copy: what does it return then?",
-            "zh": "创建时没传 `device=` 的张量在 CPU 上。如果张量已经在目标设备上（数据类型也一样），"
-            "`Tensor.to()` 就没有什么可复制的：这时它返回什么？",
+            "en": "Fill in the blanks, then run one snippet to see: after `y = x.to(target)`, `x` is on ____ "
+            "and `y` on ____; `model.to(target)` returns ____ (the module itself, or a copy?); and "
+            "`x.to(\"cpu\")` on a CPU tensor has nothing to copy, so it returns ____.",
+            "zh": "先填空，再挑一个片段运行看看：执行 `y = x.to(target)` 之后，`x` 在 ____，`y` 在 "
+            "____；`model.to(target)` 返回的是 ____（模块本身，还是一份副本？）；对 CPU 张量调用 "
+            "`x.to(\"cpu\")` 没有东西可复制，所以它返回 ____。",
         },
         "ch01.ex1.solution": {
             "en": 'answer_1 = "cpu"\nanswer_2 = "cpu"\nanswer_3 = "target"\nanswer_4 = "target"\n'
@@ -385,15 +387,17 @@ messages.add(
             "zh": "博客里的三行代码，有一行照原样就能生效；另外两行把结果丢掉了。",
         },
         "ch01.ex2.hint2": {
-            "en": "`Tensor.to()` returns a new tensor: keep it under the same name "
-            "(`inputs = inputs.to(device)`). Move to the function's own `device` argument, "
-            "whatever the notebook's variables say.",
-            "zh": "`Tensor.to()` 返回一个新张量：用同一个变量名接住它（`inputs = inputs.to(device)`）。"
-            "要移到函数自己的参数 `device` 上，不要用笔记本里的同名变量。",
+            "en": "`Tensor.to()` returns a moved copy and leaves the tensor you called it on where it was; "
+            "`Module.to()` moves the module in place. Move to the function's own `device` argument, whatever "
+            "the notebook's variables say.",
+            "zh": "`Tensor.to()` 返回移动后的副本，原来的张量留在原地；`Module.to()` "
+            "则原地移动模块。要移到函数自己的参数 `device` 上，不要用笔记本里的同名变量。",
         },
         "ch01.ex2.hint3": {
-            "en": "Then return the three of them: `return model, inputs, labels`.",
-            "zh": "最后把三者一起返回：`return model, inputs, labels`。",
+            "en": "Keep what `.to()` returns: `inputs = ____`, `labels = ____`; `model.to(device)` can stay as "
+            "it is. Then `return model, inputs, labels`.",
+            "zh": "接住 `.to()` 的返回值：`inputs = ____`，`labels = ____`；`model.to(device)` "
+            "保持原样即可。最后 `return model, inputs, labels`。",
         },
         "ch01.ex2.solution": {
             "en": "model.to(device)\ninputs = inputs.to(device)\nlabels = labels.to(device)\n"

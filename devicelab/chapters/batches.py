@@ -304,7 +304,7 @@ class AsyncCopyQuestion(Exercise):
 
     name = "ex3"
     reads = ("copy_is_async", "pageable")
-    hints = ("ch04.ex3.hint1", "ch04.ex3.hint2")
+    hints = ("ch04.ex3.hint1", "ch04.ex3.hint2", "ch04.ex3.hint3")
     solution_key = "ch04.ex3.solution"
     not_attempted_key = "ch04.ex3.todo"
     seconds = SECONDS
@@ -462,10 +462,14 @@ messages.add(
             "`type(batch)(*items)`。",
         },
         "ch04.ex1.hint3": {
-            "en": "A namedtuple is also a tuple: test for it first, for example with "
-            "`isinstance(batch, tuple) and hasattr(batch, \"_fields\")`.",
-            "zh": "命名元组也是元组，所以要先判断它，"
-            "比如用 `isinstance(batch, tuple) and hasattr(batch, \"_fields\")`。",
+            "en": "A skeleton to complete: `if isinstance(batch, torch.Tensor): return batch.to(____)`; `if "
+            "isinstance(batch, dict): return {{key: ____ for key, value in batch.items()}}`; a namedtuple "
+            "(`isinstance(batch, tuple) and hasattr(batch, \"_fields\")`) before a plain tuple or list; "
+            "`return batch` for anything else.",
+            "zh": "照这个骨架补全：`if isinstance(batch, torch.Tensor): return batch.to(____)`；`if "
+            "isinstance(batch, dict): return {{key: ____ for key, value in "
+            "batch.items()}}`；namedtuple（`isinstance(batch, tuple) and hasattr(batch, "
+            "\"_fields\")`）要在普通 tuple 和 list 之前判断；其余情况 `return batch`。",
         },
         "ch04.ex1.solution": _both(TO_DEVICE_SOLUTION),
         # exercise 2
@@ -533,15 +537,17 @@ messages.add(
             "`DeviceDataLoader` 就是这种结构。",
         },
         "ch04.ex2.hint2": {
-            "en": "`__iter__` can be a generator: `for batch in self.loader: yield to_device(batch, self.device)`. "
-            "Each call starts a new pass over the loader.",
-            "zh": "`__iter__` 可以写成生成器：`for batch in self.loader: yield to_device(batch, self.device)`。"
-            "每调用一次，就会重新遍历一遍 loader。",
+            "en": "`__iter__` can be a generator (a method with `yield`): each call starts a new pass over the "
+            "loader. `__len__` gives the number of batches; a bare generator function has no length and is "
+            "used up after one pass.",
+            "zh": "`__iter__` 可以写成生成器（带 `yield` 的方法）：每调用一次，就重新遍历一遍 "
+            "loader。`__len__` 给出批次数；单纯的生成器函数没有长度，而且遍历一遍就用完了。",
         },
         "ch04.ex2.hint3": {
-            "en": "`__len__` returns `len(self.loader)`. A bare generator function cannot have a length, and "
-            "it is used up after one pass.",
-            "zh": "`__len__` 返回 `len(self.loader)`。单独一个生成器函数没有长度，而且遍历一遍就用完了。",
+            "en": "`def __iter__(self):` with `for batch in self.loader: yield to_device(____, ____)`, and "
+            "`def __len__(self): return len(____)`.",
+            "zh": "`def __iter__(self):` 里写 `for batch in self.loader: yield to_device(____, ____)`，再加上 "
+            "`def __len__(self): return len(____)`。",
         },
         "ch04.ex2.solution": _both(DEVICE_LOADER_SOLUTION),
         # exercise 3
@@ -598,6 +604,12 @@ messages.add(
             "zh": "只有从锁页（pinned）内存复制到 CUDA GPU 时，复制才会在 CPU 继续执行的同时进行；"
             "从普通的可分页内存复制时，"
             "要等你的张量被读完，调用才返回。设备是 CPU 时，`.to(\"cpu\")` 根本不复制。",
+        },
+        "ch04.ex3.hint3": {
+            "en": "`copy_is_async = ____`: `True` only when the tensor is pinned and the copy goes to a CUDA "
+            "GPU. What did `pageable.is_pinned()` say, and where is the copy going on this machine?",
+            "zh": "`copy_is_async = ____`：只有张量在锁页内存里、而且复制目标是 CUDA GPU 时才是 "
+            "`True`。`pageable.is_pinned()` 说了什么？在这台机器上，复制又是去往哪里？",
         },
         "ch04.ex3.solution": _both("copy_is_async = False"),
     }

@@ -346,10 +346,10 @@ messages.add(
         "ch07.ex1.hint2": {"en": "`map_location=device` sends every tensor to `device`.",
                            "zh": "`map_location=device` 会把每个张量都送到 `device`。"},
         "ch07.ex1.hint3": {
-            "en": "Pass `weights_only=True` too (the default since PyTorch 2.6): older versions default to "
-            "False, which runs whatever the pickle asks.",
-            "zh": "再加上 `weights_only=True`（PyTorch 2.6 起的默认值）：更早的版本默认为 False，"
-            "pickle 要求执行什么就执行什么。",
+            "en": "`return torch.load(path, map_location=____, weights_only=True)`. `weights_only=True` is the "
+            "default since PyTorch 2.6; older versions default to False, which runs whatever the pickle asks.",
+            "zh": "`return torch.load(path, map_location=____, weights_only=True)`。从 PyTorch 2.6 起 "
+            "`weights_only=True` 是默认值；更早的版本默认为 False，会执行 pickle 要求执行的任何代码。",
         },
         "ch07.ex1.solution": _both(LOAD_WEIGHTS_SOLUTION),
         # exercise 2
@@ -381,11 +381,15 @@ messages.add(
             "zh": "构造一个新字典：值不变，只改键名。",
         },
         "ch07.ex2.hint2": {
-            "en": "`key.replace(\"module.\", \"\")` also changes `submodule.weight`: remove the prefix only.",
-            "zh": "`key.replace(\"module.\", \"\")` 连 `submodule.weight` 也会改掉：只去掉前缀。",
+            "en": "`key.replace(\"module.\", \"\")` also changes `submodule.weight`: remove the prefix only, "
+            "with `str.removeprefix` (Python 3.9+).",
+            "zh": "`key.replace(\"module.\", \"\")` 连 `submodule.weight` 也会改掉：只去掉前缀，用 "
+            "`str.removeprefix`（Python 3.9+）。",
         },
-        "ch07.ex2.hint3": {"en": "`key.removeprefix(\"module.\")` (Python 3.9+) does exactly that.",
-                           "zh": "`key.removeprefix(\"module.\")`（Python 3.9+）正好做这件事。"},
+        "ch07.ex2.hint3": {
+            "en": "`return {{____: value for key, value in state_dict.items()}}`.",
+            "zh": "`return {{____: value for key, value in state_dict.items()}}`。",
+        },
         "ch07.ex2.solution": _both(UNWRAP_SOLUTION),
         # exercise 3
         "ch07.ex3.todo": {"en": "fill in `resume` (it still returns `____`).",
@@ -437,9 +441,14 @@ messages.add(
             "请在加载优化器状态之前移动模型。",
         },
         "ch07.ex3.hint3": {
-            "en": "The order: `Net().to(device)`, then `Adam(model.parameters(), lr=0.01)`, then both "
-            "`load_state_dict` calls.",
-            "zh": "顺序是：`Net().to(device)`，然后 `Adam(model.parameters(), lr=0.01)`，最后两次 `load_state_dict`。",
+            "en": "`checkpoint = torch.load(path, map_location=device, weights_only=True)`; `model = "
+            "Net().to(____)`; `optimizer = torch.optim.Adam(____, lr=0.01)`; then "
+            "`model.load_state_dict(checkpoint[\"model\"])` and `optimizer.load_state_dict(____)`; `return "
+            "model, optimizer, checkpoint[\"epoch\"]`.",
+            "zh": "`checkpoint = torch.load(path, map_location=device, weights_only=True)`；`model = "
+            "Net().to(____)`；`optimizer = torch.optim.Adam(____, lr=0.01)`；然后 "
+            "`model.load_state_dict(checkpoint[\"model\"])` 和 `optimizer.load_state_dict(____)`；`return "
+            "model, optimizer, checkpoint[\"epoch\"]`。",
         },
         "ch07.ex3.solution": _both(RESUME_SOLUTION),
     }

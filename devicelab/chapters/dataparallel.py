@@ -213,7 +213,7 @@ class OptimizerOverFinalModel(Exercise):
     seconds = 20.0  # a right answer takes well under a second here; an endless one is stopped
     name = "ex3"
     reads = ("optimizer_ft", "model_ft")
-    hints = ("ch02.ex3.hint1", "ch02.ex3.hint2")
+    hints = ("ch02.ex3.hint1", "ch02.ex3.hint2", "ch02.ex3.hint3")
     solution_key = "ch02.ex3.solution"
     not_attempted_key = "ch02.ex3.todo"
 
@@ -425,8 +425,10 @@ messages.add(
             "训练循环要训练的就是这个新模块。",
         },
         "ch02.ex1.hint3": {
-            "en": "Use the function's own `device` argument, not the notebook's variable.",
-            "zh": "使用函数自己的参数 `device`，而不是笔记本里的同名变量。",
+            "en": "With the function's own `device`: `model = model.to(____)`, then `model = "
+            "nn.DataParallel(____)`, and return the wrapped model.",
+            "zh": "用函数自己的参数 `device`：`model = model.to(____)`，然后 `model = "
+            "nn.DataParallel(____)`，返回包装后的模型。",
         },
         "ch02.ex1.solution": {
             "en": "def prepare(model, device):\n    model = model.to(device)\n    model = nn.DataParallel(model)\n"
@@ -487,8 +489,10 @@ messages.add(
             "移到函数的参数 `device` 上。",
         },
         "ch02.ex2.hint3": {
-            "en": "`Module.to()` returns the module itself, so you can return `nn.CrossEntropyLoss(...).to(...)`.",
-            "zh": "`Module.to()` 返回模块本身，所以可以直接返回 `nn.CrossEntropyLoss(...).to(...)`。",
+            "en": "`return nn.CrossEntropyLoss(weight=____).to(____)`: `Module.to()` moves the loss's weight "
+            "buffer and returns the loss itself.",
+            "zh": "`return nn.CrossEntropyLoss(weight=____).to(____)`：`Module.to()` 会移动损失里的 weight "
+            "缓冲区，并返回这个损失本身。",
         },
         "ch02.ex2.solution": {
             "en": "def make_criterion(class_weights, device):\n"
@@ -554,12 +558,20 @@ messages.add(
             "zh": "优化器是练习要求的 SGD，并且恰好持有你所训练模型的全部 {total} 个参数。",
         },
         "ch02.ex3.hint1": {
-            "en": "Build the optimizer from the model the loop trains: `model_ft`, after exercise 1.",
-            "zh": "用训练循环实际训练的那个模型创建优化器：也就是练习 1 之后的 `model_ft`。",
+            "en": "An optimizer updates the parameters it was given when it was built. Which model does the "
+            "training loop call: the one from before exercise 1, or `model_ft`?",
+            "zh": "优化器只更新创建时交给它的那些参数。训练循环调用的是哪个模型：练习 1 之前的那个，还是 "
+            "`model_ft`？",
         },
         "ch02.ex3.hint2": {
-            "en": "The blog post used SGD with lr=0.001 and momentum=0.9; here use lr=0.05 (it learns faster).",
-            "zh": "那篇博客用的是 lr=0.001、momentum=0.9 的 SGD；这里用 lr=0.05（学得更快）。",
+            "en": "`optim.SGD(params, lr=..., momentum=...)` takes a model's `.parameters()`. The blog post "
+            "used lr=0.001 and momentum=0.9; here use lr=0.05 (it learns faster).",
+            "zh": "`optim.SGD(params, lr=..., momentum=...)` 接收模型的 `.parameters()`。那篇博客用的是 "
+            "lr=0.001、momentum=0.9；这里用 lr=0.05（学得更快）。",
+        },
+        "ch02.ex3.hint3": {
+            "en": "`optimizer_ft = optim.SGD(____.parameters(), lr=0.05, momentum=0.9)`.",
+            "zh": "`optimizer_ft = optim.SGD(____.parameters(), lr=0.05, momentum=0.9)`。",
         },
         "ch02.ex3.solution": {
             "en": "optimizer_ft = optim.SGD(model_ft.parameters(), lr=0.05, momentum=0.9)",
@@ -644,8 +656,11 @@ messages.add(
             "zh": "`Tensor.to()` 返回一个新张量：要把它赋值回去（`inputs = inputs.to(device)`）。",
         },
         "ch02.ex4.hint3": {
-            "en": "One step: `zero_grad()`, forward, loss, `backward()`, `step()`; then `return loss.item()`.",
-            "zh": "一个训练步骤：`zero_grad()`、前向计算、损失、`backward()`、`step()`；最后 `return loss.item()`。",
+            "en": "`inputs, labels = ____, ____` first; then `optimizer.zero_grad()`, the forward pass and the "
+            "loss, `loss.backward()`, `optimizer.step()`, and `return loss.item()`.",
+            "zh": "先写 `inputs, labels = ____, ____`；然后 "
+            "`optimizer.zero_grad()`、前向计算和损失、`loss.backward()`、`optimizer.step()`，最后 `return "
+            "loss.item()`。",
         },
         "ch02.ex4.solution": {
             "en": "inputs, labels = inputs.to(device), labels.to(device)\noptimizer.zero_grad()\n"

@@ -513,10 +513,10 @@ messages.add(
             "所以一个会存进 state_dict 的缓冲区会让 `load_state_dict` 失败。",
         },
         "ch09.ex1.hint3": {
-            "en": "`self.register_buffer(\"pos\", sinusoids(max_len, dim), persistent=False)`: moved by `.to()`, "
-            "left out of the state_dict (the table is recomputed from its sizes).",
-            "zh": "`self.register_buffer(\"pos\", sinusoids(max_len, dim), persistent=False)`：会随 `.to()` 移动，"
-            "不进入 state_dict（这张表可以根据尺寸重新算出来）。",
+            "en": "`self.register_buffer(\"pos\", sinusoids(max_len, dim), persistent=____)`: should the table "
+            "be saved in the state_dict, when the checkpoint was made without it?",
+            "zh": "`self.register_buffer(\"pos\", sinusoids(max_len, dim), "
+            "persistent=____)`：检查点里本来就没有这张表，它还应该存进 state_dict 吗？",
         },
         "ch09.ex1.solution": _both(FIXED_EMBED_SOLUTION),
         # exercise 2
@@ -536,8 +536,8 @@ messages.add(
             "先想清楚你要的是哪个设备：分数所在的那个。",
         },
         "ch09.ex2.hint3": {
-            "en": "Add `device=x.device` to the `torch.ones(...)` that makes the mask.",
-            "zh": "给创建掩码的 `torch.ones(...)` 加上 `device=x.device`。",
+            "en": "`mask = torch.ones(steps, steps, dtype=torch.bool, device=____).triu(1)`.",
+            "zh": "`mask = torch.ones(steps, steps, dtype=torch.bool, device=____).triu(1)`。",
         },
         "ch09.ex2.solution": _both(FIXED_ATTENTION_SOLUTION),
         # exercise 3
@@ -612,10 +612,10 @@ messages.add(
             "模型请用 `build_model()`，里面是你修好的两个部件。",
         },
         "ch09.ex3.hint3": {
-            "en": "`model = build_model().to(device)`, `optimizer = torch.optim.Adam(model.parameters(), lr=3e-3)`, "
-            "then `model.load_state_dict(...)` and `optimizer.load_state_dict(...)`; return `model, optimizer`.",
-            "zh": "`model = build_model().to(device)`，`optimizer = torch.optim.Adam(model.parameters(), lr=3e-3)`，"
-            "然后 `model.load_state_dict(...)` 和 `optimizer.load_state_dict(...)`；返回 `model, optimizer`。",
+            "en": "`model = build_model().to(____)`; `optimizer = torch.optim.Adam(____, lr=3e-3)`; then "
+            "`model.load_state_dict(...)` and `optimizer.load_state_dict(...)`; return `model, optimizer`.",
+            "zh": "`model = build_model().to(____)`；`optimizer = torch.optim.Adam(____, lr=3e-3)`；然后 "
+            "`model.load_state_dict(...)` 和 `optimizer.load_state_dict(...)`；返回 `model, optimizer`。",
         },
         "ch09.ex3.solution": _both(RESUME_SOLUTION),
     }

@@ -234,7 +234,7 @@ class BatchMover(Exercise):
     seconds = 20.0  # a right answer takes well under a second here; an endless one is stopped
     name = "ex2"
     reads = ("move_batch",)
-    hints = ("ch03.ex2.hint1", "ch03.ex2.hint2")
+    hints = ("ch03.ex2.hint1", "ch03.ex2.hint2", "ch03.ex2.hint3")
     solution_key = "ch03.ex2.solution"
     not_attempted_key = "ch03.ex2.todo"
 
@@ -288,7 +288,7 @@ class MoveInsideForward(Exercise):
     seconds = 20.0  # a right answer takes well under a second here; an endless one is stopped
     name = "ex3"
     reads = ("AutoMoveClassifier", "TextClassifier")
-    hints = ("ch03.ex3.hint1", "ch03.ex3.hint2")
+    hints = ("ch03.ex3.hint1", "ch03.ex3.hint2", "ch03.ex3.hint3")
     solution_key = "ch03.ex3.solution"
     not_attempted_key = "ch03.ex3.todo"
     sizes = (20, 8, 4)  # vocab_size, embed_dim, num_classes of the models the check builds
@@ -447,9 +447,10 @@ messages.add(
             "zh": "`Tensor.to(device)` 返回移动后的副本，原张量留在原处：要把结果赋值回同一个变量名。",
         },
         "ch03.ex1.hint3": {
-            "en": "Move both before the forward pass, then: zero_grad, loss, backward, step, return loss.item().",
-            "zh": "在前向传播之前把两者都移过去，然后依次：zero_grad、计算损失、backward、step，"
-            "最后返回 loss.item()。",
+            "en": "`token_ids, labels = token_ids.to(____), labels.to(____)` before the forward pass; then "
+            "zero_grad, loss, backward, step, `return loss.item()`.",
+            "zh": "前向计算之前：`token_ids, labels = token_ids.to(____), labels.to(____)`；然后 "
+            "zero_grad、损失、backward、step，最后 `return loss.item()`。",
         },
         "ch03.ex1.solution": {
             "en": "token_ids, labels = token_ids.to(device), labels.to(device)\noptimizer.zero_grad()\n"
@@ -498,8 +499,12 @@ messages.add(
             "zh": "这个 DataLoader 给出的批次是由两个张量组成的列表：先拆开，再逐个移动。",
         },
         "ch03.ex2.hint2": {
-            "en": "Return the two moved tensors, token ids first: `return a.to(device), b.to(device)`.",
-            "zh": "返回移动后的两个张量，token id 在前：`return a.to(device), b.to(device)`。",
+            "en": "`Tensor.to(device)` returns a moved copy: return the two copies as a pair, token ids first.",
+            "zh": "`Tensor.to(device)` 返回移动后的副本：把两个副本作为一对返回，token id 在前。",
+        },
+        "ch03.ex2.hint3": {
+            "en": "`token_ids, labels = batch`, then `return token_ids.to(____), ____`.",
+            "zh": "先 `token_ids, labels = batch`，再 `return token_ids.to(____), ____`。",
         },
         "ch03.ex2.solution": {
             "en": "token_ids, labels = batch\nreturn token_ids.to(device), labels.to(device)",
@@ -556,10 +561,17 @@ messages.add(
             "zh": "模型知道自己在哪个设备上：随便取一个参数，看它的 `.device`。",
         },
         "ch03.ex3.hint2": {
-            "en": "`next(self.parameters()).device` is the device of the first parameter; move the ids there, "
-            "then `return super().forward(token_ids)`.",
-            "zh": "`next(self.parameters()).device` 是第一个参数所在的设备；把 id 移过去，然后 "
-            "`return super().forward(token_ids)`。",
+            "en": "`self.parameters()` iterates over the model's parameters; `next(...)` gives the first one, "
+            "and its `.device` says where the model is. The parent class's `forward` does the rest: "
+            "`super().forward(...)`.",
+            "zh": "`self.parameters()` 逐个给出模型的参数；`next(...)` 取第一个，它的 `.device` "
+            "就是模型所在的设备。剩下的交给父类的 `forward`：`super().forward(...)`。",
+        },
+        "ch03.ex3.hint3": {
+            "en": "`token_ids = token_ids.to(next(self.parameters()).____)`, then `return "
+            "super().forward(____)`.",
+            "zh": "`token_ids = token_ids.to(next(self.parameters()).____)`，然后 `return "
+            "super().forward(____)`。",
         },
         "ch03.ex3.solution": {
             "en": "token_ids = token_ids.to(next(self.parameters()).device)\nreturn super().forward(token_ids)",

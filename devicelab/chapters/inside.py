@@ -371,10 +371,12 @@ messages.add(
             "`self.register_buffer(name, tensor)`。",
         },
         "ch05.ex1.hint3": {
-            "en": "Keep the default `persistent=True`: with `persistent=False` the buffer is left out of "
-            "`state_dict()`, and a checkpoint would not bring the statistics back.",
-            "zh": "保留默认的 `persistent=True`：设为 `persistent=False` 时，缓冲区不会进入 `state_dict()`，"
-            "检查点也就带不回这些统计量。",
+            "en": "In `__init__`, after `super().__init__()`: `self.register_buffer(\"mean\", ____)` and the "
+            "same for `std` (keep the default `persistent=True`: a checkpoint then brings the statistics "
+            "back). `forward` returns `(x - self.mean) / self.std`.",
+            "zh": "在 `__init__` 里、`super().__init__()` 之后：`self.register_buffer(\"mean\", ____)`，`std` "
+            "也一样（保留默认的 `persistent=True`，检查点才能把这些统计量带回来）。`forward` 返回 `(x - "
+            "self.mean) / self.std`。",
         },
         "ch05.ex1.solution": _both(STANDARDIZE_SOLUTION),
         # exercise 2
@@ -425,8 +427,10 @@ messages.add(
             "zh": "从输入取设备：`torch.zeros(..., device=x.device)`。",
         },
         "ch05.ex2.hint3": {
-            "en": "`x.new_zeros(1, x.shape[0], hidden_size)` takes both the device and the dtype from `x`.",
-            "zh": "`x.new_zeros(1, x.shape[0], hidden_size)` 会同时沿用 `x` 的设备和 dtype。",
+            "en": "`return x.new_zeros(1, ____, hidden_size)`: `new_zeros` takes both the device and the dtype "
+            "from `x`; the blank is the batch size.",
+            "zh": "`return x.new_zeros(1, ____, hidden_size)`：`new_zeros` 会从 `x` 同时拿到设备和 "
+            "dtype；空白处填批大小。",
         },
         "ch05.ex2.solution": _both(START_STATE_SOLUTION),
         # exercise 3
@@ -482,10 +486,12 @@ messages.add(
             "隐藏状态用 `start_state` 创建。",
         },
         "ch05.ex3.hint3": {
-            "en": "Move `nn.Linear(hidden_size, classes)` to `__init__` as `self.head`, and call `self.head` in "
-            "forward.",
-            "zh": "把 `nn.Linear(hidden_size, classes)` 移到 `__init__` 里作为 `self.head`，在 forward 里调用 "
-            "`self.head`。",
+            "en": "In `__init__`: `self.head = nn.Linear(____, classes)`. In `forward`: `torch.arange(steps, "
+            "device=____, dtype=x.dtype)`, `self.gru(x, start_state(x, ____))`, and `return "
+            "self.head(last[-1])`.",
+            "zh": "在 `__init__` 里：`self.head = nn.Linear(____, classes)`。在 `forward` "
+            "里：`torch.arange(steps, device=____, dtype=x.dtype)`、`self.gru(x, start_state(x, ____))`，最后 "
+            "`return self.head(last[-1])`。",
         },
         "ch05.ex3.solution": _both(CLASSIFIER_SOLUTION),
     }

@@ -407,10 +407,12 @@ messages.add(
             "`torch.cuda.set_device(local_rank)` 让这个进程里不带编号的 `\"cuda\"` 指向它。",
         },
         "ch06.ex1.hint3": {
-            "en": "Test `torch.cuda.is_available()` first: without CUDA, return `torch.device(\"cpu\")` and call "
-            "nothing from `torch.cuda`.",
-            "zh": "先判断 `torch.cuda.is_available()`：没有 CUDA 时返回 `torch.device(\"cpu\")`，"
-            "也不要调用 `torch.cuda` 里的任何函数。",
+            "en": "`if torch.cuda.is_available():` then `torch.cuda.set_device(____)` and `return "
+            "torch.device(\"cuda\", ____)`; otherwise `return torch.device(____)`, calling nothing from "
+            "`torch.cuda`.",
+            "zh": "`if torch.cuda.is_available():` 分支里 `torch.cuda.set_device(____)`，再 `return "
+            "torch.device(\"cuda\", ____)`；否则 `return torch.device(____)`，不调用 `torch.cuda` "
+            "里的任何东西。",
         },
         "ch06.ex1.solution": _both(RANK_DEVICE_SOLUTION),
         # exercise 2
@@ -483,10 +485,11 @@ messages.add(
             "DistributedDataParallel 会报错。看看 `device.type`。",
         },
         "ch06.ex2.hint3": {
-            "en": "On a GPU: `DistributedDataParallel(model.to(device), device_ids=[device.index])`; on the CPU: "
-            "`DistributedDataParallel(model.to(device))`.",
-            "zh": "在 GPU 上：`DistributedDataParallel(model.to(device), device_ids=[device.index])`；在 CPU 上："
-            "`DistributedDataParallel(model.to(device))`。",
+            "en": "`model = model.to(device)`; then `if device.type == \"cuda\": return "
+            "DistributedDataParallel(model, device_ids=[____])`, and otherwise `return "
+            "DistributedDataParallel(____)`.",
+            "zh": "`model = model.to(device)`；然后 `if device.type == \"cuda\": return "
+            "DistributedDataParallel(model, device_ids=[____])`，否则 `return DistributedDataParallel(____)`。",
         },
         "ch06.ex2.solution": _both(WRAP_MODEL_SOLUTION),
     }

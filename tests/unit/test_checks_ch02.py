@@ -593,9 +593,9 @@ def test_a_hint_level_can_be_asked_for_and_is_clamped(capsys):
     ex.hint()
     lines = capsys.readouterr().out.splitlines()
     assert [line.split(":")[0] for line in lines] == [
-        "Hint 2/2",
-        "Hint 1/2",
-        "Hint 2/2",
+        "Hint 2/3",
+        "Hint 1/3",
+        "Hint 3/3",
         "That was the last hint. `ex3.solution()` shows one answer.",
     ]
 

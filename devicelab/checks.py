@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import signal
 import sys
 import threading
@@ -36,11 +37,24 @@ class Verdict:
     params: dict[str, object] = field(default_factory=dict)
 
     def message(self) -> str:
-        """The explanation in the chosen language, with its verdict prefix."""
-        return text(f"verdict.{self.status}", reason=text(self.key, **self.params))
+        """The explanation in the chosen language, with its verdict prefix (and a word on `meta` if it shows)."""
+        reason = text(self.key, **self.params).replace("!.", "!")  # a quoted error's "!" ends the sentence
+        if _META.search(reason) and not explains_meta(reason):
+            reason += " " + text("check.meta_note")
+        return text(f"verdict.{self.status}", reason=reason)
 
     def __str__(self) -> str:
         return self.message()
+
+
+_META = re.compile(r"\bmeta\b")
+# What a message that names `meta` must also say: that it stands in for the learner's GPU.
+_EXPLAINED = (re.compile(r"stand(s|ing)? in for (a|your) GPU|stand-in for (a|your) GPU"), re.compile(r"代替.{0,6}GPU"))
+
+
+def explains_meta(message: str) -> bool:
+    """True when `message` says that `meta` stands in for the learner's GPU (in either language)."""
+    return any(pattern.search(message) for pattern in _EXPLAINED)
 
 
 def incorrect(key: str, **params: object) -> Verdict:

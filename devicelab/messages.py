@@ -50,6 +50,12 @@ CATALOGUE: dict[str, dict[str, str]] = {
         "en": "the check could not use your answer: {error}",
         "zh": "检查无法使用你的答案：{error}",
     },
+    "check.meta_note": {
+        "en": "(`meta` is the check's stand-in for your GPU: every machine has this other device, so the check "
+        "runs your code towards it to catch what stays on the CPU. Where it says `meta`, a GPU would say `cuda:0`.)",
+        "zh": "（`meta` 是检查用来代替你的 GPU 的设备：每台机器都有这个“另一个设备”，检查把你的代码往它上面跑，"
+        "就能发现留在 CPU 上的东西。这里写 `meta` 的地方，在 GPU 上会写成 `cuda:0`。）",
+    },
     "check.too_slow": {
         "en": "your code was still running after {seconds} s of checking (an endless loop?).",
         "zh": "检查运行了 {seconds} 秒，你的代码仍未结束（是不是死循环？）。",

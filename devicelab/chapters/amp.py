@@ -306,10 +306,10 @@ messages.add(
             "`with autocast_for(device):`。",
         },
         "ch08.ex1.device_type": {
-            "en": "for {device} your context autocasts `{got}` operations, but the model would run `{want}` "
+            "en": "given {device}, your context autocasts `{got}` operations, but a model on {device} runs `{want}` "
             "operations: autocast only changes operations on the device type it is given, and leaves every other "
             "device alone. Derive the type from the device.",
-            "zh": "对 {device}，你的上下文只对 `{got}` 上的运算做自动类型转换，可模型运行的是 `{want}` 上的运算："
+            "zh": "传入 {device} 时，你的上下文只对 `{got}` 上的运算做自动类型转换，可模型的运算在 `{want}` 上："
             "autocast 只改变它所指定设备类型上的运算，别的设备一概不管。请从 device 推出设备类型。",
         },
         "ch08.ex1.precision": {

@@ -405,10 +405,10 @@ DIFFERENCE_MESSAGES = {
         "zh": ZH_CASE + "张量 `{path}` 移过去之后数值变了：要移动张量本身，而不是新建一个张量。",
     },
     "left_behind": {
-        "en": EN_CASE + "the tensor `{path}` is still on {found}, not on {device}. (The check asks for the "
-        "`meta` device, which every machine has, and for this lab's device.)",
+        "en": EN_CASE + "the tensor `{path}` is still on {found}, not on {device}. (The check asks for "
+        "`meta`, a stand-in for your GPU that every machine has, and for this lab's device.)",
         "zh": ZH_CASE + "张量 `{path}` 仍在 {found} 上，而不在 {device} 上。"
-        "（检查会要求移到每台机器都有的 `meta` 设备，"
+        "（检查既会要求移到 `meta`——每台机器都有的设备，在这里代替你的 GPU——"
         "也会要求移到本实验所用的设备。）",
     },
 }

@@ -323,9 +323,10 @@ messages.add(
         },
         "ch07.ex1.device": {
             "en": "a checkpoint saved on {saved_on}, loaded for {device}, gave `{name}` on {found}. (The check asks "
-            "for the `meta` device, which every machine has, and for this lab's device.)",
+            "for `meta`, a stand-in for your GPU that every machine has, and for this lab's device.)",
             "zh": "保存自 {saved_on} 的检查点按 {device} 加载后，`{name}` 却在 {found} 上。"
-            "（检查会要求加载到每台机器都有的 `meta` 设备，也会要求加载到本实验所用的设备。）",
+            "（检查既会要求加载到 `meta`——每台机器都有的设备，在这里代替你的 GPU——"
+            "也会要求加载到本实验所用的设备。）",
         },
         "ch07.ex1.values": {"en": "the loaded tensors do not hold the saved values.",
                             "zh": "加载出来的张量与保存的数值不一致。"},

@@ -348,11 +348,11 @@ EXERCISES = [PrepareModel, MakeCriterion, OptimizerOverFinalModel, TrainStep]
 # The start of every message about the `meta` probe (a function called once more with a second device).
 PROBE_EN = (
     "on this machine the {what} looks right, but called with `device=torch.device('meta')` "
-    "(a second device every machine has) "
+    "(every machine has this other device; the check uses it as a stand-in for your GPU) "
 )
 PROBE_ZH = (
-    "在这台机器上{what}看起来没问题，但传入 `device=torch.device('meta')`（每台机器都有的第二个设备）"
-    "再调用一次时，"
+    "在这台机器上{what}看起来没问题，但传入 `device=torch.device('meta')`"
+    "（每台机器都有的另一个设备，检查用它代替你的 GPU）再调用一次时，"
 )
 
 messages.add(

@@ -340,9 +340,10 @@ messages.add(
             "zh": "构造或运行 `Standardize(mean, std)` 时报错：{error}",
         },
         "ch05.ex1.parameter": {
-            "en": "{names} is a parameter: the optimizer would change it at every step. The statistics are fixed "
-            "numbers the module holds, not weights to learn.",
-            "zh": "{names} 是参数：优化器每一步都会改动它。统计量是模块持有的固定数值，不是要学习的权重。",
+            "en": "registered as trainable parameters, so that the optimizer would change them at every step: "
+            "{names}. The statistics are fixed numbers the module holds, not weights to learn.",
+            "zh": "这些张量被注册成了可训练的参数，优化器每一步都会改动它们：{names}。"
+            "统计量是模块持有的固定数值，不是要学习的权重。",
         },
         "ch05.ex1.not_saved": {
             "en": "the `{what}` tensor is not in `state_dict()` (keys: {keys}): a checkpoint would not bring it back, "
@@ -471,8 +472,9 @@ messages.add(
         },
         "ch05.ex3.ok": {
             "en": "every tensor is born on the input's device and every layer is part of the model: it runs, "
-            "unchanged, on the CPU, a GPU or `meta`.",
-            "zh": "每个张量都在输入所在的设备上诞生，每一层都属于模型：它不加改动就能在 CPU、GPU 或 `meta` 上运行。",
+            "unchanged, on the CPU, on your GPU and on `meta` (the check's stand-in for your GPU).",
+            "zh": "每个张量都在输入所在的设备上诞生，每一层都属于模型：它不加改动就能在 CPU、你的 GPU "
+            "和 `meta`（检查用来代替 GPU 的设备）上运行。",
         },
         "ch05.ex3.hint1": {
             "en": "Look for every tensor and every layer forward creates: `torch.arange`, the hidden state, "

@@ -80,6 +80,7 @@ class Value:
     created: bool = False  # a module built in this scope (not handed in from elsewhere)
     items: tuple = ()  # the items of a tuple
     name: str = ""  # a parameter's name; an optimizer's model; a class's name
+    known: bool = True  # whether `device` is known (a parameter annotated Tensor may be anywhere)
 
     def item(self, index: int) -> Value | None:
         """The value of one item, when this is a tuple of known length."""
@@ -333,7 +334,7 @@ class Analysis:
             env[arg.arg] = Value("param", name=arg.arg)
             annotation = self.resolve(arg.annotation) if arg.annotation is not None else None
             if annotation in ("torch.Tensor", "torch.FloatTensor"):
-                env[arg.arg] = TENSOR
+                env[arg.arg] = Value("tensor", known=False)
         for arg in (fn.args.vararg, fn.args.kwarg):
             if arg is not None:
                 env[arg.arg] = None
@@ -364,7 +365,7 @@ class Analysis:
             if tensors and all((v is not None and v.kind == "tensor") or self._is_plain_number(n)
                                for v, n in ((left, node.left), (right, node.right))):
                 return Value("tensor", device=any(v.device for v in tensors),
-                             scalar=all(v.scalar for v in tensors))
+                             scalar=all(v.scalar for v in tensors), known=all(v.known for v in tensors))
             return None
         if isinstance(node, ast.Compare):
             left = self.value(node.left, env)
@@ -414,19 +415,25 @@ class Analysis:
                 return Value("tensor", device=device is not None and not self.is_cpu(device), scalar=scalar)
             if name.startswith("torch.") and name.count(".") == 1 and short in TENSOR_FUNCTIONS or (
                     name.startswith("torch.nn.functional.")):
-                args = [self.value(a, env) for a in call.args]
-                return Value("tensor", device=any(a is not None and a.device for a in args))
+                flat = [e for a in call.args for e in (a.elts if isinstance(a, (ast.List, ast.Tuple)) else [a])]
+                args = [self.value(a, env) for a in flat]
+                tensors = [a for a in args if a is not None and a.kind == "tensor"]
+                others = [v for v, node in zip(args, flat) if not (v is not None and v.kind == "tensor") and not (
+                    self._is_plain_number(node))]
+                return Value("tensor", device=any(a.device for a in tensors),
+                             known=bool(tensors) and all(a.known for a in tensors) and not others)
             if name in DATA_PARALLEL or name in ("torch.nn.parallel.DistributedDataParallel",):
-                inner = self.value(call.args[0], env) if call.args else None
-                return Value("module", device=inner is not None and inner.device, created=True)
+                inner = self.value(call.args[0], env) if call.args else None  # it scatters CPU inputs itself
+                return Value("module", device=inner is not None and inner.device, created=True, name="parallel")
             if name.startswith("torch.nn.") and short[:1].isupper() and short not in ("Parameter",):
-                return Value("module", created=True)
+                return Value("module", created=True, name=short if short.endswith("Loss") else "")
             if name.startswith(MODULE_FACTORIES):
                 return Value("module", created=True)
             if name.startswith("torch.optim.") and short[:1].isupper():
                 return Value("optimizer", name=self._optimized_model(call))
             if name in LOADERS:
-                return Value("loader")
+                # a collate_fn may move each batch itself
+                return Value("loader") if keyword(call, "collate_fn") is None else None
             return None
         func = call.func
         if isinstance(func, ast.Name):
@@ -721,7 +728,7 @@ class Analysis:
         if isinstance(expr, ast.Name) and isinstance(env.get(expr.id), Value) and env[expr.id].kind == "param":
             return self.argument_is_tensor(cls, env[expr.id].name)
         value = self.value(expr, env)
-        return value is not None and value.kind == "tensor" and not value.scalar and not value.device
+        return value is not None and value.kind == "tensor" and not value.scalar and not value.device and value.known
 
     def argument_is_tensor(self, cls: str, param: str, depth: int = 0) -> bool:
         """Whether every call that builds `cls` in this file passes a tensor for `param` (and there is one)."""
@@ -747,7 +754,7 @@ class Analysis:
                 on_cpu = True
             elif value.kind != "tensor" or value.scalar:
                 return False
-            on_cpu = on_cpu or not value.device
+            on_cpu = on_cpu or (not value.device and value.known)
         return on_cpu
 
     def _subclasses_using_init(self, cls: str) -> list[str]:
@@ -806,8 +813,14 @@ class Walker:
             self.returned.append(self.a.value(stmt.value, self.env))
         elif isinstance(stmt, (ast.For, ast.AsyncFor)):
             source = self.a.value(stmt.iter, self.env)
-            if source is not None and source.kind == "loader" and isinstance(stmt.target, ast.Tuple):
-                for elt in stmt.target.elts:
+            target = stmt.target
+            if isinstance(stmt.iter, ast.Call) and isinstance(stmt.iter.func, ast.Name) and stmt.iter.func.id == (
+                    "enumerate") and stmt.iter.args and isinstance(target, ast.Tuple) and len(target.elts) == 2:
+                source = self.a.value(stmt.iter.args[0], self.env)
+                self.assign(target.elts[0], None, None)
+                target = target.elts[1]
+            if source is not None and source.kind == "loader" and isinstance(target, ast.Tuple):
+                for elt in target.elts:
                     self.assign(elt, Value("tensor"), None)
             else:
                 self.assign(stmt.target, None, None)
@@ -895,6 +908,7 @@ class Walker:
             a.add("DL801", call, fix, call=name, new=new)
         if name in DATA_PARALLEL:
             self.wrap(call, stmt)
+        self.check_cpu_input(call, name)
         if isinstance(call.func, ast.Attribute):
             method = call.func.attr
             if method == "numpy" and not call.args and not self._forced(call):
@@ -908,6 +922,36 @@ class Walker:
                     if model is not None and model.kind == "module" and not model.device:
                         self.pending_loads.setdefault(owner.name, []).append((call, call.func.value.id))
         self.track_moves(call)
+
+    def check_cpu_input(self, call: ast.Call, name: str | None) -> None:
+        """DL301: a model moved to a device called with a tensor left on the CPU; a loss given both kinds."""
+        a = self.a
+        args = [arg for arg in call.args if not isinstance(arg, ast.Starred)]
+        values = [a.value(arg, self.env) for arg in args]
+        cpu = [arg for arg, v in zip(args, values) if v is not None and v.kind == "tensor" and not v.device
+               and not v.scalar and v.known]
+        if not cpu:
+            return
+        model = a.value(call.func, self.env) if isinstance(call.func, ast.Name) else None
+        if model is not None and model.kind == "module" and model.device and model.name != "parallel" and not (
+                self._forward_moves_inputs(model.name)):
+            a.add("DL301", cpu[0], name=ast.unparse(cpu[0]))
+            return
+        is_loss = bool(name) and (name.startswith("torch.nn.functional.") and (
+            name.endswith(("_loss", "cross_entropy", "nll_loss", "binary_cross_entropy_with_logits")))) or (
+            model is not None and model.kind == "module" and model.name.endswith("Loss"))
+        if is_loss and any(v is not None and v.kind == "tensor" and v.device for v in values):
+            a.add("DL301", cpu[0], name=ast.unparse(cpu[0]))
+
+    def _forward_moves_inputs(self, cls: str) -> bool:
+        """Whether a local model class moves its inputs in forward itself (x.to(...) on a parameter)."""
+        found = self.a.method(cls, "forward") if cls else None
+        if found is None:
+            return False
+        params = {arg.arg for arg in found[1].args.args[1:]}
+        return any(isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in (
+            "to", "cuda") and isinstance(node.func.value, ast.Name) and node.func.value.id in params
+                   for node in ast.walk(found[1]))
 
     @staticmethod
     def _forced(call: ast.Call) -> bool:

@@ -210,20 +210,25 @@ def lint_source(source: Source, path: str, config: Config | None = None) -> list
 
 
 def _lint_cells_one_by_one(source: Source, path: str, config: Config) -> list[Problem]:
-    """A notebook whose joined cells do not parse (one broken cell): each cell on its own."""
-    problems: list[Problem] = []
+    """A notebook whose joined cells do not parse: the cells that parse, still joined (imports carry over)."""
+    text_lines = source.text.split("\n")
     by_cell: dict[int | None, list[int]] = {}
     for index, (cell, _) in enumerate(source.origin):
         by_cell.setdefault(cell, []).append(index)
+    broken: set[int] = set()
     for indexes in by_cell.values():
-        part = Source("\n".join(source.text.split("\n")[i] for i in indexes) + "\n",
-                      [source.origin[i] for i in indexes], [source.lines[i] for i in indexes])
         try:
-            ast.parse(part.text)
+            ast.parse("\n".join(text_lines[i] for i in indexes))
         except SyntaxError:
-            continue
-        problems += lint_source(part, path, config)
-    return problems
+            broken.update(indexes)
+    if not broken:
+        return []
+    kept = "\n".join("" if i in broken else line for i, line in enumerate(text_lines))
+    try:
+        ast.parse(kept)
+    except SyntaxError:
+        return []
+    return lint_source(Source(kept, source.origin, source.lines), path, config)
 
 
 def read_source(path: Path) -> Source:

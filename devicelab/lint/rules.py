@@ -28,6 +28,12 @@ RULES: dict[str, Rule] = {
             "en": ".numpy() on a tensor that may live on the GPU: call .cpu() first (.detach().cpu().numpy())",
             "zh": "对可能在 GPU 上的张量调用了 .numpy()：先调用 .cpu()（.detach().cpu().numpy()）",
         }),
+        Rule("DL301", "03-embedding", {
+            "en": "`{name}` is still on the CPU here, while the model (or the other tensor) is on the device: "
+                  "move inputs and labels with the model ({name} = {name}.to(device))",
+            "zh": "`{name}` 此处仍在 CPU 上，而模型（或另一个张量）在设备上：输入和标签都要随模型移动"
+                  "（{name} = {name}.to(device)）",
+        }),
         Rule("DL201", "02-dataparallel", {
             "en": "nn.DataParallel wraps `{name}`, which is never moved to the GPU: with two GPUs or more its weights "
                   "stay on the CPU; move it first ({name}.to(device)), then wrap",

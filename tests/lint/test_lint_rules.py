@@ -1,0 +1,117 @@
+"""Every rule on scripts written like real ones: each `# expect: CODE` line is found, nothing else is."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from devicelab.lint import RULES, Config, config_from_toml, lint_file, lint_text, main
+from devicelab.lint.core import cells_source, lint_source
+
+FIXTURES = Path(__file__).parent / "fixtures"
+EXPECT = re.compile(r"#\s*expect:\s*(DL\d+)")
+
+
+def expected(path: Path) -> set[tuple[int, str]]:
+    return {(n, m.group(1)) for n, line in enumerate(path.read_text().splitlines(), 1) if (m := EXPECT.search(line))}
+
+
+@pytest.mark.parametrize("name", ["bad_training_script.py", "bad_models.py", "bad_resume.py"])
+def test_every_planted_mistake_is_found_and_nothing_else(name: str) -> None:
+    path = FIXTURES / name
+    found = {(p.line, p.code) for p in lint_file(path, Config())}
+    assert found == expected(path)
+
+
+@pytest.mark.parametrize("name", ["good_training_script.py", "good_models.py"])
+def test_clean_look_alikes_are_not_flagged(name: str) -> None:
+    assert lint_file(FIXTURES / name, Config()) == []
+
+
+def test_every_rule_has_a_positive_fixture_and_both_languages() -> None:
+    planted = {code for path in FIXTURES.glob("bad_*.py") for _, code in expected(path)}
+    assert planted == set(RULES)
+    for rule in RULES.values():
+        assert set(rule.message) == {"en", "zh"}
+        assert rule.message["en"] and rule.message["zh"]
+
+
+NOTEBOOK_CELLS = [
+    ("markdown", "# My experiment"),
+    ("code", "%pip install timm\nimport torch\nimport torch.nn as nn"),
+    ("code", "class Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+             "        self.fc = nn.Linear(4, 2)\n\n    def forward(self, x):\n"
+             "        return self.fc(x + torch.randn(x.shape[0], 4))"),
+    ("markdown", "Now load the weights"),
+    ("code", "!ls\nnet = Net()\nweights = torch.load('w.pt')\nx = torch.zeros(3)\nx.to('cuda')  # noqa: DL101"),
+    ("code", "with torch.cuda.amp.autocast():\n    pass"),
+]
+
+
+def write_notebook(path: Path, cells: list[tuple[str, str]]) -> Path:
+    path.write_text(json.dumps({"cells": [{"cell_type": kind, "metadata": {}, "source": text.splitlines(True),
+                                           **({"outputs": [], "execution_count": None} if kind == "code" else {})}
+                                          for kind, text in cells],
+                                "metadata": {}, "nbformat": 4, "nbformat_minor": 5}), encoding="utf-8")
+    return path
+
+
+def test_a_notebook_is_read_cell_by_cell_with_aliases_from_earlier_cells(tmp_path: Path) -> None:
+    notebook = write_notebook(tmp_path / "experiment.ipynb", NOTEBOOK_CELLS)
+    problems = lint_file(notebook, Config())
+    assert [(p.cell, p.line, p.code) for p in problems] == [(3, 7, "DL501"), (5, 3, "DL701"), (6, 1, "DL801")]
+    assert problems[0].location() == f"{notebook}:cell_3:7:28"
+
+
+def test_a_broken_cell_does_not_hide_the_others() -> None:
+    source = cells_source([(1, "import torch"), (2, "def broken(:\n    pass"), (3, "torch.load('x.pt')")])
+    assert [(p.cell, p.code) for p in lint_source(source, "nb.ipynb")] == [(3, "DL701")]
+
+
+def test_noqa_silences_the_codes_it_names_and_only_those() -> None:
+    code = ("import torch\ntorch.load('a.pt')  # noqa: DL701\ntorch.load('b.pt')  # noqa: DL102\n"
+            "torch.load('c')  # noqa\n")
+    assert [p.line for p in lint_text(code)] == [3]
+
+
+def test_select_and_ignore_from_pyproject() -> None:
+    code = "import torch\nx = torch.zeros(3)\nx.to('cuda')\ntorch.load('a.pt')\n"
+    assert {p.code for p in lint_text(code)} == {"DL101", "DL701"}
+    only_07 = config_from_toml('[tool.devicelab.lint]\nselect = ["DL7"]\n')
+    assert {p.code for p in lint_text(code, config=only_07)} == {"DL701"}
+    no_701 = config_from_toml('[tool.devicelab.lint]\nignore = ["DL701"]\n')
+    assert {p.code for p in lint_text(code, config=no_701)} == {"DL101"}
+    back = config_from_toml('[tool.devicelab.lint]\nselect = ["DL", "DL701"]\nignore = ["DL7"]\n')
+    assert {p.code for p in lint_text(code, config=back)} == {"DL101", "DL701"}  # the longer prefix wins
+
+
+def test_the_command_line_text_json_languages_and_exit_status(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    script = tmp_path / "train.py"
+    script.write_text("import torch\nstate = torch.load('ckpt.pt')\n", encoding="utf-8")
+    assert main([str(script), "--config", "/dev/null", "--lang", "en"]) == 1
+    line = capsys.readouterr().out.strip()
+    assert line.startswith(f"{script}:2:9: DL701 torch.load without map_location")
+    assert line.endswith("— https://devicelab-course.github.io/pytorch-device-errors/07-checkpoints/")
+    assert main([str(script), "--config", "/dev/null", "--lang", "zh", "--format", "json"]) == 1
+    [entry] = json.loads(capsys.readouterr().out)
+    assert entry["code"] == "DL701" and entry["line"] == 2 and entry["column"] == 9 and entry["fixable"]
+    assert "map_location" in entry["message"] and "没有" in entry["message"]
+    assert entry["url"] == "https://devicelab-course.github.io/pytorch-device-errors/zh/07-checkpoints/"
+    script.write_text("import torch\nstate = torch.load('ckpt.pt', map_location='cpu')\n", encoding="utf-8")
+    assert main([str(script), "--config", "/dev/null"]) == 0
+    assert capsys.readouterr().out == ""
+
+
+def test_chapter_links_use_the_site_address_of_mkdocs_yml(monkeypatch: pytest.MonkeyPatch) -> None:
+    from devicelab.lint import chapter_url
+
+    mkdocs = (Path(__file__).resolve().parents[2] / "mkdocs.yml").read_text(encoding="utf-8")
+    default = re.search(r'^site_url: .*"(.+)"', mkdocs, re.MULTILINE).group(1)
+    monkeypatch.delenv("DEVICELAB_SITE_URL", raising=False)
+    assert chapter_url("05-inside", "en") == default.rstrip("/") + "/05-inside/"
+    assert chapter_url("05-inside", "zh") == default.rstrip("/") + "/zh/05-inside/"
+    monkeypatch.setenv("DEVICELAB_SITE_URL", "https://example.org/course")
+    assert chapter_url("07-checkpoints", "en") == "https://example.org/course/07-checkpoints/"

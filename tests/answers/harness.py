@@ -5,13 +5,13 @@ plausible wrong answers a learner might write, right answers written differently
 few hostile ones. An answer is the whole text of the exercise's answer cell (the cell the student version
 leaves with `____`, the last such cell before `exN.check()`).
 
-Two ways an answer goes through a notebook, both in real kernels, in the notebook's own folder:
-- `verdicts(lab)`: one kernel runs the solution notebook cell by cell; before each `exN.check()` cell it
-  runs every bank answer of exN in turn (each after the student version's cell, so that nothing of the
-  solution's answer lingers), asks the lab's check for its verdict, then runs the solution's own
-  cell again (answers marked `fresh=True` get a new kernel that replays the notebook up to that point).
-- `run_with(lab, answers)`: one kernel runs the whole notebook with the given answers in place of the
-  solution's; every cell must run (the proof's assertions included) and the checks are asked at the end.
+One kernel per bank (`judge(lab, answers)`) runs the solution notebook cell by cell, in the notebook's own
+folder. Each answer is judged in a fork of that kernel taken right before its exercise's `exN.check()`
+cell: the student version's cell, the answer, then the check, asked the way the notebook asks it. Each
+round of right answers (at most one per exercise) runs, in a fork taken before the first cell it replaces,
+the rest of the notebook with its answers in place of the solution's: every cell must run (the proof's
+assertions included) and every check is asked at the end. A fork is thrown away after its report, so no
+answer can change what the next one is judged on (tests/answers/test_isolation.py plants one that tries).
 
     python tests/answers/harness.py            # the table: exercise | answers | wrong accepted | right rejected
 """
@@ -26,7 +26,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-MARK = "DEVICELAB-ANSWER "
 CORRECT, INCORRECT = "correct", "incorrect"
 
 
@@ -38,7 +37,7 @@ class Answer:
     name: str  # what the answer does, e.g. "wrong: moves to a global device"
     code: str
     expect: str  # "correct" or "incorrect"
-    fresh: bool = False  # it damages the notebook's state: judge it in a kernel of its own
+    fresh: bool = False  # it damages the notebook's state (every answer is judged in a fork: kept for the record)
 
     def __post_init__(self) -> None:
         if self.expect not in (CORRECT, INCORRECT):
@@ -123,20 +122,6 @@ class Kernel:
             error.append(f"TimeoutError: the cell ran longer than {timeout} s")
         return "".join(printed), (error[0] if error else None)
 
-    def verdict(self, exercise: str) -> dict[str, str]:
-        """The verdict of `exercise` on the kernel's current state, asked the way the notebook asks it."""
-        code = (
-            "import json as _json\n"
-            f"_v = {exercise}.evaluate(globals())\n"
-            f"print({MARK!r} + _json.dumps({{'status': _v.status, 'key': _v.key, 'message': _v.message()}}))\n"
-            f"{exercise}.check()\n"
-        )
-        printed, error = self.run(code, timeout=600)
-        if error is not None:
-            return {"status": "raised", "key": "", "message": error}
-        line = next(line for line in printed.splitlines() if line.startswith(MARK))
-        return json.loads(line[len(MARK):])
-
     def close(self) -> None:
         """Stop the kernel."""
         self.client.stop_channels()
@@ -148,13 +133,54 @@ def student_cells(lab: str, lang: str = "en") -> list[str]:
     return ["".join(c["source"]) for c in _cells("labs", lab, lang) if c["cell_type"] == "code"]
 
 
-def _replay(kernel: Kernel, cells: list[str], upto: int) -> None:
-    for cell in cells[:upto]:
-        kernel.run(cell)
+FORK_MARK = "DEVICELAB-FORK "
 
 
-def verdicts(lab: str, answers: list[Answer], lang: str = "en") -> list[tuple[Answer, dict[str, str]]]:
-    """Each answer's verdict, judged in the real notebook right where the learner would write it."""
+def _fork(kernel: Kernel, cells: list[tuple[int, str]], exercises: list[str]) -> dict:
+    """Run `cells` and ask `exercises` in a throwaway fork of `kernel` (see forked.py); the fork's report."""
+    call = f"__import__({_FORKED_MODULE!r}).run_in_fork({cells!r}, {exercises!r})\n"
+    printed, error = kernel.run(call, timeout=900)
+    lines = [line for line in printed.splitlines() if line.startswith(FORK_MARK)]
+    if error is not None or not lines:
+        return {"errors": [f"harness: {error or 'no report from the fork'}"], "verdicts": {}}
+    return json.loads(lines[-1][len(FORK_MARK):])
+
+
+_FORKED_MODULE = "devicelab_answer_fork"
+
+
+def _load_forked(kernel: Kernel) -> None:
+    # By path, into sys.modules only: the notebook's namespace gains no name.
+    code = (
+        "import importlib.util as _u, sys as _s\n"
+        f"_spec = _u.spec_from_file_location({_FORKED_MODULE!r}, {str(Path(__file__).with_name('forked.py'))!r})\n"
+        "_m = _u.module_from_spec(_spec); _spec.loader.exec_module(_m); _s.modules[_spec.name] = _m\n"
+        "del _u, _s, _spec, _m\n"
+    )
+    _, error = kernel.run(code)
+    if error is not None:
+        raise RuntimeError(f"the fork helper did not load: {error}")
+
+
+@dataclass
+class Judged:
+    """What one pass of a bank through its notebook found."""
+
+    verdicts: list[tuple[Answer, dict[str, str]]]  # each answer's verdict, in bank order
+    proofs: list[tuple[list[Answer], list[str], dict[str, dict[str, str]]]]  # each round: errors, verdicts
+
+
+def judge(lab: str, answers: list[Answer], lang: str = "en", proofs: bool = True) -> Judged:
+    """Judge every answer of a bank and run the rest of the notebook with every round of right answers.
+
+    One kernel runs the solution notebook cell by cell. Right before each `exN.check()` cell, every bank
+    answer of exN is judged in a fork of the kernel: the student version's cell, then the answer, then the
+    check (answers marked `fresh` need nothing more: every fork starts from the same state). Right before
+    the first cell a round of right answers replaces, a fork runs the rest of the notebook with the round's
+    answers in place of the solution's (the proof's assertions included) and asks every check at the end.
+    The kernel itself stops after the last fork: the solution's own proof is nbval's to run.
+    With `proofs=False` only the verdicts are asked.
+    """
     cells = code_cells(lab, lang)
     blanks = student_cells(lab, lang)
     where = answer_cells(lab, lang)
@@ -162,48 +188,59 @@ def verdicts(lab: str, answers: list[Answer], lang: str = "en") -> list[tuple[An
     missing = {a.exercise for a in answers} - set(where)
     if missing:
         raise ValueError(f"{lab}: no answer cell found for {sorted(missing)}")
-    results: list[tuple[Answer, dict[str, str]]] = []
-    folder = ROOT / "solutions" / lang
-    kernel = Kernel(folder)
+    groups = rounds(answers) if proofs else []
+    starts = [min(where[a.exercise] for a in group) for group in groups]
+    judged_answers: dict[int, dict[str, str]] = {}
+    ran: dict[int, tuple[list[str], dict[str, dict[str, str]]]] = {}
+    last = max([*starts, *(checks[a.exercise] for a in answers)], default=-1)
+    prefix_errors: list[str] = []
+    kernel = Kernel(ROOT / "solutions" / lang)
     try:
-        for index, cell in enumerate(cells):
-            for exercise, check_index in checks.items():
-                if check_index != index:
+        _load_forked(kernel)
+        for index, cell in enumerate(cells[: last + 1]):
+            for number, group in enumerate(groups):
+                if starts[number] != index:
                     continue
-                for answer in (a for a in answers if a.exercise == exercise):
-                    judge = kernel
-                    if answer.fresh:
-                        judge = Kernel(folder)
-                        _replay(judge, cells, where[exercise])
-                    judge.run(blanks[where[exercise]])  # the learner starts from the student version's cell
-                    judge.run(answer.code)
-                    results.append((answer, judge.verdict(exercise)))
-                    if answer.fresh:
-                        judge.close()
-                    else:
-                        kernel.run(cells[where[exercise]])  # the solution's own cell, as before
-            kernel.run(cell)
+                replaced = dict(enumerate(cells))
+                for answer in group:
+                    replaced[where[answer.exercise]] = answer.code
+                rest = [(n, replaced[n]) for n in range(index, len(cells))]
+                report = _fork(kernel, rest, sorted(checks))
+                ran[number] = (prefix_errors + report["errors"], report["verdicts"])
+            for position, answer in enumerate(answers):
+                if checks.get(answer.exercise) != index:
+                    continue
+                at = where[answer.exercise]
+                trial = [(at, blanks[at]), (at, answer.code)]
+                report = _fork(kernel, trial, [answer.exercise])
+                verdict = report["verdicts"].get(answer.exercise)
+                if verdict is None:
+                    verdict = {"status": "raised", "key": "", "message": "; ".join(report["errors"])}
+                judged_answers[position] = verdict
+            _, error = kernel.run(cell)
+            if error is not None:
+                prefix_errors.append(f"code cell {index}: {error}")
     finally:
         kernel.close()
-    return results
+    return Judged(
+        verdicts=[(answer, judged_answers[position]) for position, answer in enumerate(answers)],
+        proofs=[(group, *ran[number]) for number, group in enumerate(groups)],
+    )
+
+
+def verdicts(lab: str, answers: list[Answer], lang: str = "en") -> list[tuple[Answer, dict[str, str]]]:
+    """Each answer's verdict, judged in the real notebook right where the learner would write it."""
+    return judge(lab, answers, lang, proofs=False).verdicts
 
 
 def run_with(lab: str, answers: list[Answer], lang: str = "en") -> tuple[list[str], dict[str, dict[str, str]]]:
-    """Run the whole notebook with `answers` in place of the solution's: the errors raised, and each verdict."""
-    cells = code_cells(lab, lang)
-    where = answer_cells(lab, lang)
-    for answer in answers:
-        cells[where[answer.exercise]] = answer.code
-    kernel = Kernel(ROOT / "solutions" / lang)
-    errors: list[str] = []
-    try:
-        for number, cell in enumerate(cells):
-            _, error = kernel.run(cell)
-            if error is not None:
-                errors.append(f"code cell {number}: {error}")
-        judged = {name: kernel.verdict(name) for name in check_cells(lab, lang)}
-    finally:
-        kernel.close()
+    """Run the whole notebook with `answers` (at most one per exercise) in place of the solution's.
+
+    The errors raised (the proof's assertions included) and each check's verdict at the end."""
+    if len({a.exercise for a in answers}) != len(answers):
+        raise ValueError("run_with takes at most one answer per exercise")
+    right = [Answer(a.exercise, a.name, a.code, CORRECT, a.fresh) for a in answers]
+    [(_, errors, judged)] = judge(lab, right, lang).proofs
     return errors, judged
 
 

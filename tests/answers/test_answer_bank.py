@@ -1,12 +1,24 @@
-"""Every bank answer gets the verdict it deserves in the real notebook, and every right answer lets the proof pass."""
+"""Every bank answer gets the verdict it deserves in the real notebook, and every right answer lets the proof pass.
+
+Both tests of a bank read one pass of the bank through its notebook (`harness.judge`), made once per worker
+process: the two run on the same pytest-xdist worker (one `xdist_group` per bank).
+"""
+
+import functools
 
 import pytest
-from harness import CORRECT, banks, load_bank, rounds, run_with, verdicts
+from harness import CORRECT, Judged, banks, judge, load_bank
 
-BANKS = banks()
+BANKS = [pytest.param(module, marks=pytest.mark.xdist_group(f"bank:{module}")) for module in banks()]
 
 
-@pytest.mark.parametrize("module", BANKS)
+@functools.cache
+def judged(module: str) -> Judged:
+    lab, answers = load_bank(module)
+    return judge(lab, answers)
+
+
+@pytest.mark.parametrize("module", banks())
 def test_bank_is_big_enough(module):
     lab, answers = load_bank(module)
     for exercise in sorted({a.exercise for a in answers}):
@@ -17,10 +29,9 @@ def test_bank_is_big_enough(module):
 
 @pytest.mark.parametrize("module", BANKS)
 def test_every_answer_gets_the_verdict_it_deserves(module):
-    lab, answers = load_bank(module)
     wrong = [
         f"{a.exercise} [{a.name}]: expected {a.expect}, got {v['status']}: {v['message']}"
-        for a, v in verdicts(lab, answers)
+        for a, v in judged(module).verdicts
         if (v["status"] == CORRECT) != (a.expect == CORRECT)
     ]
     assert not wrong, "\n".join(wrong)
@@ -29,8 +40,9 @@ def test_every_answer_gets_the_verdict_it_deserves(module):
 @pytest.mark.parametrize("module", BANKS)
 def test_with_every_right_answer_the_rest_of_the_notebook_works(module):
     lab, answers = load_bank(module)
-    for group in rounds(answers):
-        errors, judged = run_with(lab, group)
+    proofs = judged(module).proofs
+    assert sum(len(group) for group, _, _ in proofs) == sum(a.expect == CORRECT for a in answers)
+    for group, errors, verdicts in proofs:
         assert not errors, f"{lab} with {[a.name for a in group]}: " + "\n".join(errors)
         for answer in group:
-            assert judged[answer.exercise]["status"] == CORRECT, (answer.name, judged[answer.exercise])
+            assert verdicts[answer.exercise]["status"] == CORRECT, (answer.name, verdicts[answer.exercise])

@@ -1,5 +1,6 @@
 """Build the whole bilingual site once per test session; serve it and drive it in headless Chromium."""
 
+import fcntl
 import functools
 import http.server
 import os
@@ -16,14 +17,22 @@ CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
 
 @pytest.fixture(scope="session")
-def site(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("site")
-    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
-    done = subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(out)],
-        cwd=ROOT, capture_output=True, text=True, env=env,
-    )
-    assert done.returncode == 0, done.stderr[-4000:]
+def site(tmp_path_factory, worker_id) -> Path:
+    """The site built once per test run: under pytest-xdist the first worker builds it, the others wait and reuse it."""
+    shared = tmp_path_factory.getbasetemp() if worker_id == "master" else tmp_path_factory.getbasetemp().parent
+    out, lock_path = shared / "site", shared / "site.lock"
+    with open(lock_path, "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        if not (out / "index.html").exists():
+            env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+            partial = shared / "site.partial"
+            shutil.rmtree(partial, ignore_errors=True)
+            done = subprocess.run(
+                [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(partial)],
+                cwd=ROOT, capture_output=True, text=True, env=env,
+            )
+            assert done.returncode == 0, done.stderr[-4000:]
+            partial.rename(out)
     return out
 
 

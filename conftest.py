@@ -1,0 +1,41 @@
+"""Keep together, on one pytest-xdist worker, the tests that share one kernel, process or expensive fixture.
+
+`make test` runs the suite with `-n 2 --dist loadgroup`: tests are spread over both cores one by one, except
+those carrying an `xdist_group` mark, which go to one worker as a unit. Marking by hand is easy to forget, so
+the marks are added here, before pytest-xdist reads them:
+
+- every cell of a notebook run by nbval (the cells share one kernel and run in order): one group per notebook;
+- every test that uses a module-scoped fixture (a graded class, a started job): one group per test file, so that
+  the fixture is built once, not once per worker.
+
+Session-scoped fixtures that are expensive (the built site) are shared between workers through a file lock
+instead (tests/site/conftest.py).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+
+def _uses_module_scoped_fixture(item: pytest.Item) -> bool:
+    info = getattr(item, "_fixtureinfo", None)
+    if info is None:
+        return False
+    for definitions in info.name2fixturedefs.values():
+        for definition in definitions:
+            if definition.scope in ("module", "package", "class"):
+                return True
+    return False
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Add an `xdist_group` mark to the notebooks' cells and to tests sharing a module-scoped fixture."""
+    for item in items:
+        if item.get_closest_marker("xdist_group") is not None:
+            continue
+        path = item.path
+        if path.suffix == ".ipynb":
+            item.add_marker(pytest.mark.xdist_group(f"notebook:{path.parent.parent.name}/{path.parent.name}/{path.name}"))
+        elif _uses_module_scoped_fixture(item):
+            item.add_marker(pytest.mark.xdist_group(f"module:{path.name}"))

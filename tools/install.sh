@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Install what the course's commands need into a virtual environment, once: every make target calls this.
+#
+# Usage: bash tools/install.sh [site|dev] [--browser]
+#   site       requirements.txt and the devicelab package (build and serve the site, run the labs)
+#   dev        requirements-test.txt as well, and the notebooks' `python3` kernel (tests, grading, nbgrader, bench)
+#   --browser  Debian's chromium and CJK fonts for the browser tests (with apt-get, when run as root)
+# VENV names the environment (default .venv). A stamp inside it remembers what the requirement files held when
+# they were installed: a second call with the same files and the same checkout returns at once.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+level="${1:-dev}"
+browser=""
+[ "${2:-}" = "--browser" ] && browser=1
+venv="${VENV:-.venv}"
+export PIP_DISABLE_PIP_VERSION_CHECK=1
+
+if [ -n "$browser" ] && ! command -v chromium >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "installing Debian's chromium for the browser tests"
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-noto-cjk >/dev/null
+  else
+    echo "chromium is missing and cannot be installed here: the browser tests will be skipped" >&2
+  fi
+fi
+
+case "$level" in
+  site) files=(requirements.txt pyproject.toml) ;;
+  dev) files=(requirements.txt requirements-test.txt pyproject.toml) ;;
+  *) echo "usage: tools/install.sh [site|dev] [--browser]" >&2; exit 2 ;;
+esac
+want="$(cat "${files[@]}" | sha256sum | cut -c1-16) $(pwd)"
+stamp="$venv/.devicelab-installed-$level"
+fresh() {  # is the stamp of level $1 current?
+  local files_of=(requirements.txt pyproject.toml)
+  [ "$1" = dev ] && files_of=(requirements.txt requirements-test.txt pyproject.toml)
+  [ -x "$venv/bin/python" ] && [ -f "$venv/.devicelab-installed-$1" ] &&
+    [ "$(cat "$venv/.devicelab-installed-$1")" = "$(cat "${files_of[@]}" | sha256sum | cut -c1-16) $(pwd)" ]
+}
+if fresh "$level" || { [ "$level" = site ] && fresh dev; }; then
+  exit 0
+fi
+
+[ -x "$venv/bin/python" ] || python3 -m venv "$venv"
+if [ "$level" = site ]; then
+  "$venv/bin/pip" install -q -r requirements.txt -e .
+else
+  "$venv/bin/pip" install -q -r requirements-test.txt -e .
+  # The notebooks and the answer banks start kernels by the name `python3`: this environment's Python.
+  "$venv/bin/python" -m ipykernel install --sys-prefix --name python3 >/dev/null
+fi
+echo "$want" > "$stamp"

@@ -22,6 +22,7 @@ class Lab:
         self.lang = lang
         self.device = device
         self.exercises: list[Exercise] = exercises_for(lab, device)
+        self.last_training: dict[str, object] | None = None  # what the proof plotted last
 
     def reproduce(
         self, expect: str, needs_accelerator: bool = True, example: str | None = None
@@ -36,10 +37,26 @@ class Lab:
         return _measure.measure(name, device=self.device, lab=self.id)
 
     def plot_training(self, loss, accuracy=None, xlabel: str = "epoch"):
-        """Draw the proof's loss (and accuracy) per step in the notebook's language; return the figure."""
+        """Draw the proof's loss (and accuracy) per step in the notebook's language, say in one line what it
+        shows, and return the figure."""
         from .plotting import plot_training
 
-        return plot_training(loss, accuracy, xlabel=xlabel, lang=self.lang)
+        losses = [float(v) for v in loss]
+        accuracies = [float(v) for v in accuracy] if accuracy is not None else None
+        self.last_training = {"loss": losses, "accuracy": accuracies, "xlabel": xlabel}
+        figure = plot_training(losses, accuracies, xlabel=xlabel, lang=self.lang)
+        print(caption(losses, accuracies, xlabel))
+        return figure
+
+    def gpu_note(self, key: str, expected: str | None = None, needs: str | None = None) -> None:
+        """Where the cell above shows nothing useful without a GPU (or without `needs`, e.g. "cuda"): say in one
+        line what it shows on one, and show the expected output, labelled as expected."""
+        if (self.device.type == needs) if needs else is_accelerator(self.device):
+            return
+        print(text("gpu_note.line", device=self.device, what=text(key)))
+        if expected is not None:
+            print(text("gpu_note.expected"))
+            print("    " + expected)
 
     def all_correct(self) -> bool:
         """True when every exercise's check passes; otherwise say which are still open."""
@@ -48,6 +65,16 @@ class Lab:
         if still_open:
             print(text("proof.locked", open=", ".join(still_open)))
         return not still_open
+
+
+def caption(loss: list[float], accuracy: list[float] | None, xlabel: str = "epoch") -> str:
+    """One line that says what the proof's plot shows, from its own numbers, in the chosen language."""
+    unit = text(f"proof.unit_{xlabel}") if xlabel in ("epoch", "step") else xlabel
+    line = text("proof.caption", unit=unit, first=loss[0], last=loss[-1])
+    if accuracy:
+        line += text("proof.caption_accuracy", first=accuracy[0], last=accuracy[-1])
+    learned = len(loss) > 1 and loss[-1] < 0.8 * loss[0]
+    return line + text("proof.learns" if learned else "proof.flat")
 
 
 def start_lab(lab: str, lang: str = "en") -> Lab:

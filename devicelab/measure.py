@@ -71,6 +71,8 @@ def measure(name: str, *, device: torch.device, lab: str) -> Callable[[Step], Me
 
 def _show_captured(name: str, lab: str, device: torch.device) -> Measurement:
     print(text("measure.no_cuda", device=device))
+    if f"measure.what.{name}" in messages.CATALOGUE:  # what the cell would show on a GPU
+        print(text(f"measure.what.{name}"))
     capture = captures.latest(lab, name)
     if capture is None:
         print(text("measure.not_yet"))

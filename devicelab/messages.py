@@ -66,6 +66,64 @@ CATALOGUE: dict[str, dict[str, str]] = {
         "zh": "训练要等你的修复完成：还没通过的练习：{open}。"
         "先运行上面的检查单元，按提示修正后再运行本单元。",
     },
+    "proof.unit_epoch": {"en": "epoch", "zh": "轮"},
+    "proof.unit_step": {"en": "step", "zh": "步"},
+    "proof.caption": {
+        "en": "The plot shows this run's loss per {unit} (blue, left axis): from {first:.3f} to {last:.3f}",
+        "zh": "图中是这次训练每{unit}的损失（蓝线，左轴）：从 {first:.3f} 变为 {last:.3f}",
+    },
+    "proof.caption_accuracy": {
+        "en": "; and its accuracy (red, right axis): from {first:.2f} to {last:.2f}",
+        "zh": "；以及准确率（红线，右轴）：从 {first:.2f} 变为 {last:.2f}",
+    },
+    "proof.learns": {"en": ". The falling loss is the model learning.", "zh": "。损失在下降，说明模型在学习。"},
+    "proof.flat": {
+        "en": ". The loss did not fall: the model is not learning.",
+        "zh": "。损失没有下降：模型没有在学习。",
+    },
+    # --- cells that show nothing useful without a GPU -----------------------------------------
+    "gpu_note.line": {
+        "en": "(No GPU here, device: {device}.) On a GPU {what}",
+        "zh": "（这里没有 GPU，设备是 {device}。）在 GPU 上，{what}",
+    },
+    "gpu_note.expected": {
+        "en": "Expected on a CUDA GPU (not run here):",
+        "zh": "在 CUDA GPU 上预期的输出（这里没有运行）：",
+    },
+    "gpu_note.ch01.devices": {
+        "en": "this line shows two devices: the model moved to the GPU, the input stayed on the CPU.",
+        "zh": "这一行会显示两个不同的设备：模型移到了 GPU 上，输入还留在 CPU 上。",
+    },
+    "gpu_note.ch03.devices": {
+        "en": "this line shows the model on the GPU and the batch from the DataLoader on the CPU.",
+        "zh": "这一行会显示模型在 GPU 上，而 DataLoader 给出的批次在 CPU 上。",
+    },
+    "gpu_note.ch04.devices": {
+        "en": "this line shows the label (top level) moved to the GPU and the features (one level down) left on "
+        "the CPU.",
+        "zh": "这一行会显示标签（在最外层）移到了 GPU 上，而特征（在下一层）留在了 CPU 上。",
+    },
+    "gpu_note.ch05.devices": {
+        "en": "this line shows the GRU on the GPU and the plain attribute `mean` still on the CPU.",
+        "zh": "这一行会显示 GRU 在 GPU 上，而普通属性 `mean` 仍在 CPU 上。",
+    },
+    "gpu_note.ch08.half_conv": {
+        "en": "with CUDA this cell runs the `.half()` batch through the GPU's convolution, which words its dtype "
+        "error with the legacy type names.",
+        "zh": "有 CUDA 时，这个单元会让 `.half()` 批次经过 GPU 上的卷积，那里的 dtype 报错用的是旧式类型名。",
+    },
+    "measure.what.autocast_step": {
+        "en": "On a CUDA GPU it times one training step of a 4096-wide network in float32 and under float16 "
+        "autocast, and shows each one's step time (`*_step_ms`) and peak memory (`*_peak_mib`).",
+        "zh": "在 CUDA GPU 上，它会为一个 4096 宽的网络分别在 float32 和 float16 autocast 下的一次训练步骤计时，"
+        "并给出各自的步骤耗时（`*_step_ms`）和显存峰值（`*_peak_mib`）。",
+    },
+    "measure.what.pinned_vs_pageable": {
+        "en": "On a CUDA GPU it copies 64 MB from pageable and from pinned memory, and shows when each call "
+        "returns (`*_returns_ms`) and when each copy is done (`*_done_ms`).",
+        "zh": "在 CUDA GPU 上，它会分别从可分页内存和锁页内存复制 64 MB，并给出每次调用返回的时刻"
+        "（`*_returns_ms`）和每次复制完成的时刻（`*_done_ms`）。",
+    },
     # --- reproduce ------------------------------------------------------------------
     "reproduce.raised": {
         "en": "The expected error happened on {device} ({kind}):",

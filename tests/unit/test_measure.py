@@ -84,7 +84,8 @@ def test_without_cuda_and_without_a_capture_it_says_not_yet_measured(capture_fil
     assert outcome == Measurement("missing", "pinned_vs_pageable", "", "none")
     assert capsys.readouterr().out == (
         "This measurement needs a CUDA GPU (device here: cpu); it was not run.\n"
-        "Not yet measured on a GPU: there is no figure to show.\n"
+        + text("measure.what.pinned_vs_pageable") + "\n"  # what it would show on one
+        + "Not yet measured on a GPU: there is no figure to show.\n"
     )
 
 
@@ -117,7 +118,8 @@ def test_strict_mode_without_cuda_is_a_broken_lab(monkeypatch):
 def test_messages_print_in_the_chosen_language(capture_file, capsys):
     set_language("zh")
     measure("pinned_vs_pageable", device=CPU, lab=LAB)(must_not_run)
-    assert capsys.readouterr().out == text("measure.no_cuda", device=CPU) + "\n" + text("measure.not_yet") + "\n"
+    assert capsys.readouterr().out == "\n".join(
+        [text("measure.no_cuda", device=CPU), text("measure.what.pinned_vs_pageable"), text("measure.not_yet"), ""])
 
 
 def test_lab_measure_uses_the_labs_device_and_id(capture_file, monkeypatch, tmp_path, capsys):

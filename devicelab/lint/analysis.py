@@ -152,9 +152,9 @@ def self_attribute(node: ast.AST, self_name: str) -> str | None:
 class Imports:
     """The dotted names that the file's imports bind: `nn` -> torch.nn, `zeros` -> torch.zeros."""
 
-    def __init__(self, tree: ast.AST) -> None:
+    def __init__(self, tree: ast.AST, nodes: list[ast.AST] | None = None) -> None:
         self.names: dict[str, str] = {}
-        for node in ast.walk(tree):
+        for node in nodes if nodes is not None else ast.walk(tree):
             if isinstance(node, ast.Import):
                 for alias in node.names:
                     if alias.asname:
@@ -199,11 +199,20 @@ class Analysis:
 
     def __init__(self, tree: ast.Module) -> None:
         self.tree = tree
-        self.imports = Imports(tree)
+        self.nodes: list[ast.AST] = []
+        self._parents: dict[int, ast.AST] | None = {}
+        stack: list[ast.AST] = [tree]
+        while stack:  # one walk of the tree: every node, and each node's parent
+            node = stack.pop()
+            self.nodes.append(node)
+            for child in ast.iter_child_nodes(node):
+                self._parents[id(child)] = node
+                stack.append(child)
+        self.imports = Imports(tree, [n for n in self.nodes if isinstance(n, (ast.Import, ast.ImportFrom))])
         self.findings: list[Finding] = []
         self.classes: dict[str, ClassInfo] = {}
         self.functions: dict[str, ast.FunctionDef] = {}
-        for node in ast.walk(tree):
+        for node in sorted((n for n in self.nodes if isinstance(n, ast.ClassDef)), key=lambda n: n.lineno):
             if isinstance(node, ast.ClassDef):
                 bases = [self.resolve(b) or (b.id if isinstance(b, ast.Name) else "?") for b in node.bases]
                 methods = {m.name: m for m in node.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))}
@@ -215,7 +224,6 @@ class Analysis:
         self.call_sites: dict[str, list[list[tuple[str | int, Value | None]]]] = {}
         self.module_env: dict[str, Value | None] = {}
         self.default_device = self._sets_default_device()
-        self._parents: dict[int, ast.AST] | None = None
 
     def _collect_functions(self, node: ast.AST) -> None:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -228,8 +236,10 @@ class Analysis:
         return canonical(self.imports.resolve(node))
 
     def _sets_default_device(self) -> bool:
-        for node in ast.walk(self.tree):
-            if isinstance(node, ast.Call) and self.resolve(node.func) in ("torch.set_default_device",):
+        for node in self.nodes:
+            if isinstance(node, ast.Call) and isinstance(node.func, (ast.Attribute, ast.Name)) and (
+                    getattr(node.func, "attr", None) or getattr(node.func, "id", None)) == "set_default_device" and (
+                    self.resolve(node.func) == "torch.set_default_device"):
                 return True
         return False
 
@@ -500,7 +510,9 @@ class Analysis:
         walker.block(self.tree.body)
         self.module_env = walker.env
         owners = {id(m): name for name, info in self.classes.items() for m in info.methods.values()}
-        for node in ast.walk(self.tree):
+        functions = sorted((n for n in self.nodes if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))),
+                           key=lambda n: (n.lineno, n.col_offset))
+        for node in functions:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 env = dict(self._stable)
                 env.update(self.parameter_values(node))

@@ -1,6 +1,6 @@
 # Every command a contributor needs; each one installs what it uses first (tools/install.sh: once, then
 # it returns at once until a requirements file changes).
-.PHONY: serve build test check notebooks outputs nbgrader bench gpu-check gpu-wheels install install-site
+.PHONY: serve build test check notebooks outputs nbgrader bench gpu-check gpu-wheels import-gpu-run install install-site
 
 VENV ?= .venv
 export VENV
@@ -32,11 +32,15 @@ nbgrader: install   ## write nbgrader-course/: an nbgrader course folder (source
 bench: install   ## measure the budgets: notebook times, site build time, page weights, the suite's tiers
 	$(PY) tools/benchmark.py
 
-gpu-check:    ## on a CUDA machine: run every notebook on the GPU, the GPU claims, record captures
-	python3 tools/gpu_check.py
+gpu-check:    ## on a CUDA machine (DEVICE=mps: Apple silicon): run every notebook on the GPU, the GPU claims, record captures
+	python3 tools/gpu_check.py --device $(or $(DEVICE),cuda)
 
 gpu-wheels: install   ## prepare .whl/ for running gpu-check on a CUDA machine without network (see README)
 	bash tools/gpu_wheels.sh
+
+import-gpu-run: install   ## check a GPU run's archive (tools/verify_on_gpu.ipynb) and bring it in: ARCHIVE=<file>.zip
+	@test -n "$(ARCHIVE)" || { echo "usage: make import-gpu-run ARCHIVE=devicelab-gpu-run-<commit>-cuda.zip"; exit 2; }
+	$(PY) tools/import_gpu_run.py "$(ARCHIVE)"
 
 install:      ## install everything the tests, grading and tools use into $(VENV) (quick when done)
 	bash tools/install.sh dev

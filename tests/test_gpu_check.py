@@ -1,6 +1,8 @@
 """The GPU check's CPU-side parts: its refusal without CUDA, its bookkeeping, the page stamp."""
 
+import hashlib
 import importlib.util
+import json
 import re
 import subprocess
 import sys
@@ -200,3 +202,103 @@ def test_a_page_shows_the_gpu_that_ran_its_outputs():
     record = _executed_on("cuda", "NVIDIA H200")["metadata"]["devicelab_outputs"]
     assert "ran on NVIDIA H200, torch 2.11.0+cu130, 2026-11-29" in hooks.ran_on_line(record, "en")
     assert "运行于 NVIDIA H200，torch 2.11.0+cu130，2026-11-29" in hooks.ran_on_line(record, "zh")
+
+
+# ------------------------------------------------------------------ MPS runs, archives and the pages' stamps
+
+MPS_CAPTURE = {**CAPTURE, "device": "mps", "gpu": "Apple MPS (arm64)", "torch": "2.14.1", "cuda": "-",
+               "date": "2026-11-30", "message": "Tensor for argument input is on cpu but expected on mps"}
+
+
+def test_gpu_check_on_mps_refuses_to_run_without_mps():
+    if torch.backends.mps.is_available():
+        return
+    done = subprocess.run([sys.executable, "tools/gpu_check.py", "--device", "mps"], cwd=ROOT,
+                          capture_output=True, text=True)
+    assert done.returncode == 2
+    assert "needs Apple's MPS" in done.stdout
+
+
+def test_gpu_check_reads_the_device_from_make(monkeypatch):
+    monkeypatch.setenv("DEVICE", "mps")
+    assert gpu_check.parse_args([]).device == "mps"
+    monkeypatch.delenv("DEVICE")
+    assert gpu_check.parse_args([]).device == "cuda"
+    assert "not on meta" in gpu_check.accelerator_problem("meta")
+
+
+def test_every_reproduce_step_has_an_expected_wording_for_its_page():
+    stamps = load("gpu_stamps", ROOT / "tools" / "gpu_stamps.py")
+    for lab, step in gpu_check.expected_steps():
+        assert stamps.expected_wordings(lab).get(step), f"{lab}/{step}"
+
+
+def test_a_lab_page_shows_the_captured_wording_beside_the_expected_one():
+    stamps = load("gpu_stamps", ROOT / "tools" / "gpu_stamps.py")
+    assert stamps.captured_wording("02-dataparallel", "en", []) == ""
+    block = stamps.captured_wording("02-dataparallel", "en", [CAPTURE])
+    expected = stamps.expected_wordings("02-dataparallel")["train_unmoved_model"]
+    assert f"<code>{expected}</code>" in block
+    assert f"<code>{CAPTURE['message']}</code>" in block and "NVIDIA H200, torch 2.11.0+cu130, 2026-11-29" in block
+    assert "MPS" not in block
+    both = stamps.captured_wording("02-dataparallel", "zh", [CAPTURE, MPS_CAPTURE])
+    assert MPS_CAPTURE["message"] in both and "Apple MPS (arm64)，torch 2.14.1，2026-11-30" in both
+    same_words = {**MPS_CAPTURE, "message": CAPTURE["message"]}
+    assert "Apple MPS" not in stamps.captured_wording("02-dataparallel", "en", [CAPTURE, same_words])
+
+
+def test_lab_page_stamp_reads_the_committed_record_and_names_mps_apart(tmp_path, monkeypatch):
+    from devicelab import captures
+
+    record = tmp_path / "gpu_captures.json"
+    captures.save([CAPTURE, MPS_CAPTURE], record, claims=[])
+    monkeypatch.setattr(captures, "CAPTURE_FILE", record)
+    assert hooks.verification_line("02-dataparallel", "en") == (
+        "Last verified on GPU: NVIDIA H200, torch 2.11.0+cu130, 2026-11-29. "
+        "On Apple MPS: Apple MPS (arm64), torch 2.14.1, 2026-11-30.")
+    only_mps = hooks.verification_line("02-dataparallel", "en", [MPS_CAPTURE])
+    assert only_mps.startswith("Not yet verified on a GPU") and "Apple MPS (arm64)" in only_mps
+
+
+def test_reader_pages_never_tell_readers_to_run_a_maintainer_command():
+    for lang in ("en", "zh"):
+        for line in (hooks.verification_line("01-devices", lang, []), hooks.ACTION_TEXT[lang]["unverified"]):
+            assert "make " not in line and "gpu_check" not in line
+
+
+def test_a_cuda_run_stays_fresh_when_the_capture_file_changes(tmp_path):
+    root = tmp_path / "course"
+    (root / "devicelab" / "data").mkdir(parents=True)
+    data = root / "devicelab" / "data" / "gpu_captures.json"
+    data.write_text("{}", encoding="utf-8")
+    store = root / "solutions" / "executed"
+    for device in ("cuda", "cpu"):
+        entry = store / device / "01-devices.ipynb"
+        entry.parent.mkdir(parents=True)
+        run = _executed_on(device)
+        run["metadata"]["devicelab_outputs"]["helper_sha256"] = {"devicelab/lab.py": "1",
+                                                                 "devicelab/data/gpu_captures.json": "old"}
+        entry.write_text(json.dumps(run), encoding="utf-8")
+    assert gpu_check.rekey_gpu_runs(store, root) == [store / "cuda" / "01-devices.ipynb"]
+    keyed = json.loads((store / "cuda" / "01-devices.ipynb").read_text())["metadata"]["devicelab_outputs"]
+    assert keyed["helper_sha256"] == {"devicelab/data/gpu_captures.json": hashlib.sha256(b"{}").hexdigest(),
+                                      "devicelab/lab.py": "1"}
+    cpu = json.loads((store / "cpu" / "01-devices.ipynb").read_text())["metadata"]["devicelab_outputs"]
+    assert cpu["helper_sha256"]["devicelab/data/gpu_captures.json"] == "old", "a CPU run prints the captures"
+    assert gpu_check.rekey_gpu_runs(store, root) == []
+
+
+def test_the_archive_holds_a_manifest_and_the_runs_files(tmp_path):
+    import zipfile
+
+    path = gpu_check.write_archive(tmp_path / "run.zip", {"commit": "c", "device": "cuda"},
+                                   {"captures.json": b"[]", "executed/en/01-devices.ipynb": b"{}"})
+    with zipfile.ZipFile(path) as archive:
+        assert sorted(archive.namelist()) == ["captures.json", "executed/en/01-devices.ipynb", "manifest.json"]
+        manifest = json.loads(archive.read("manifest.json"))
+    assert manifest == {"format": gpu_check.ARCHIVE_FORMAT, "commit": "c", "device": "cuda"}
+    rows = [("labs/en/01-devices.ipynb", "ok", 12.34), ("solutions/zh/01-devices.ipynb (outputs stored)", "ok", 3.0),
+            ("tests/claims tests/unit -m gpu", "3 passed", 9.0)]
+    assert gpu_check.notebook_rows(rows) == [
+        {"notebook": "labs/en/01-devices.ipynb", "result": "ok", "seconds": 12.3},
+        {"notebook": "solutions/zh/01-devices.ipynb", "result": "ok", "seconds": 3.0}]

@@ -21,6 +21,7 @@ from mkdocs.structure.files import File
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the course's helper, without installing it
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # tools/execute_solutions.py
 import execute_solutions  # noqa: E402
+import gpu_stamps  # noqa: E402
 
 from devicelab import captures  # noqa: E402
 
@@ -47,7 +48,9 @@ ACTION_TEXT = {
         "colab": "Open in Colab",
         "download": "Download notebook",
         "verified": "Last verified on GPU: {gpu}, torch {torch}, {date}.",
-        "unverified": "Not yet verified on a GPU (run `make gpu-check` on a CUDA machine).",
+        "unverified": "Not yet verified on a GPU: until a GPU runs this lab, a machine without one shows each "
+                      "error's expected wording.",
+        "verified_mps": " On Apple MPS: {gpu}, torch {torch}, {date}.",
         "lab": "Student version",
         "solution": "Solution",
         "ran_on": "The outputs below are those of a real run of this notebook: ran on {where}, torch {torch}, {date}.",
@@ -57,7 +60,8 @@ ACTION_TEXT = {
         "colab": "在 Colab 中打开",
         "download": "下载笔记本",
         "verified": "最近一次 GPU 验证：{gpu}，torch {torch}，{date}。",
-        "unverified": "尚未在 GPU 上验证（在有 CUDA 的机器上运行 `make gpu-check`）。",
+        "unverified": "尚未在 GPU 上验证：在 GPU 运行过本实验之前，没有 GPU 的机器展示的是每个报错的预期措辞。",
+        "verified_mps": "Apple MPS 上：{gpu}，torch {torch}，{date}。",
         "lab": "学生版",
         "solution": "参考答案",
         "ran_on": "下面的输出来自这个笔记本的一次真实运行：运行于 {where}，torch {torch}，{date}。",
@@ -75,10 +79,12 @@ def _notebook_parts(page) -> tuple[str, str, str] | None:
 
 
 def verification_line(lab: str, lang: str, known: list[dict[str, str]] | None = None) -> str:
-    """The 'last verified on GPU' line of a lab page, from the committed capture file."""
-    verified = captures.last_verified(lab, known)
+    """The 'last verified on GPU' line of a lab page, from the committed capture file (MPS runs named apart)."""
+    cuda = captures.last_verified(lab, known, device="cuda")
+    mps = captures.last_verified(lab, known, device="mps")
     words = ACTION_TEXT[lang]
-    return words["verified"].format(**verified) if verified else words["unverified"]
+    line = words["verified"].format(**cuda) if cuda else words["unverified"]
+    return line + (words["verified_mps"].format(**mps) if mps else "")
 
 
 def _inline_code(text: str) -> str:
@@ -108,7 +114,7 @@ def on_page_content(html_text: str, page, config, files) -> str:
         f'<span class="lab-verified">{_inline_code(html.escape(stamp))}</span>'
         + (ran_on_line(ran, lang) if ran else "")
         + "</div>"
-    )
+    ) + gpu_stamps.captured_wording(lab, lang)
     return bar + _COPY_TEXT.sub("", _MATHJAX.sub("", _JUPYTER_THEME.sub("", html_text)))
 
 

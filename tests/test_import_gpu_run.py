@@ -3,6 +3,7 @@
 import copy
 import importlib.util
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -317,3 +318,20 @@ def test_an_archive_of_an_earlier_commit_is_accepted_while_nothing_it_ran_has_ch
     commit("labs/en/01-devices.ipynb", '{"changed": 1}')
     with pytest.raises(importer.Refused, match="1 files it depends on changed"):
         importer.commit_to_check(made_at, repo)
+
+
+MAINTAINER_COMMAND = re.compile(r"make (?:gpu-check|import-gpu-run|outputs)|gpu_check\.py|import_gpu_run")
+
+
+def test_reader_facing_pages_and_labs_never_ask_for_a_maintainer_command():
+    # The "help verify" path is for instructors and contributors: README and the instructors' page.
+    pages = [p for p in sorted((ROOT / "docs").glob("*/*.md")) if p.name != "instructors.md"]
+    notebooks = sorted((ROOT / "labs").glob("*/*.ipynb")) + execute_solutions.solution_notebooks()
+    for path in pages + notebooks + [ROOT / "devicelab" / "messages.py"]:
+        found = MAINTAINER_COMMAND.search(path.read_text(encoding="utf-8"))
+        assert found is None, f"{path.relative_to(ROOT)} asks readers to run {found.group(0)}"
+    said = [hooks.ACTION_TEXT, hooks.CLAIMS_TEXT, load("gpu_stamps", ROOT / "tools" / "gpu_stamps.py").TEXT]
+    assert MAINTAINER_COMMAND.search(json.dumps(said, ensure_ascii=False)) is None
+    for lang in ("en", "zh"):
+        assert "verify_on_gpu.ipynb" in (ROOT / "docs" / lang / "instructors.md").read_text(encoding="utf-8")
+    assert "make import-gpu-run ARCHIVE=" in (ROOT / "README.md").read_text(encoding="utf-8")

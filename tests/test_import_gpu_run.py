@@ -335,3 +335,38 @@ def test_reader_facing_pages_and_labs_never_ask_for_a_maintainer_command():
     for lang in ("en", "zh"):
         assert "verify_on_gpu.ipynb" in (ROOT / "docs" / lang / "instructors.md").read_text(encoding="utf-8")
     assert "make import-gpu-run ARCHIVE=" in (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def test_the_archive_the_gpu_check_writes_is_one_the_import_accepts(tmp_path, monkeypatch, capsys):
+    """gpu_check.py --archive end to end, with the GPU's work faked: notebooks, claims and solutions 'run'."""
+    monkeypatch.setattr(captures, "CAPTURE_FILE", tmp_path / "gpu_captures.json")
+    monkeypatch.setattr(execute_solutions, "STORE", tmp_path / "executed")
+    monkeypatch.setattr(gpu_check, "accelerator_problem", lambda device: None)
+    monkeypatch.setattr(gpu_check, "machine_facts", lambda device, day=None: {
+        **T4, "python": "3.12.0", "platform": "Linux", "colab": True})
+    monkeypatch.setattr(gpu_check, "git_state", lambda root=ROOT: (COMMIT, True))
+    steps = sorted(gpu_check.expected_steps())
+
+    def fake_run(args, env):
+        report = Path(next(a for a in args if a.startswith("--junitxml=")).split("=", 1)[1])
+        if "--nbval-lax" in args:
+            report.write_bytes(junit([(args[-1], "passed")]))
+            lab = Path(args[-1]).stem
+            with open(env["DEVICELAB_CAPTURE_LOG"], "a", encoding="utf-8") as log:
+                for step in (s for owner, s in steps if owner == lab):
+                    log.write(json.dumps({"lab": lab, "step": step, "kind": "same_device", "message": "on cuda:0",
+                                          "torch": T4["torch"], "gpu": T4["gpu"], "cuda": T4["cuda"],
+                                          "date": T4["date"]}) + "\n")
+            return 0, 1.0, "1 passed"
+        report.write_bytes(junit([(CLAIMS[0], "passed")]))
+        return 0, 2.0, "1 passed"
+
+    monkeypatch.setattr(gpu_check, "run", fake_run)
+    monkeypatch.setattr(execute_solutions, "execute", lambda notebook, env=None: executed_solution(notebook, T4))
+    path = tmp_path / "run.zip"
+    assert gpu_check.main(["--device", "cuda", "--archive", str(path)]) == 0
+    assert "gpu-check passed" in capsys.readouterr().out
+    run = importer.read_archive(path, COMMIT)
+    assert run.manifest["gpu"] == "Tesla T4" and run.manifest["claims"]["passed"] == 1
+    assert len(run.captures) == len(steps) and all(c["device"] == "cuda" for c in run.captures)
+    assert len(run.executed) == len(execute_solutions.solution_notebooks())

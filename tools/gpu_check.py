@@ -299,6 +299,7 @@ def main(argv: list[str] | None = None) -> int:
     facts = machine_facts(torch.device(device))
     workdir = Path(tempfile.mkdtemp(prefix="gpu-check-"))
     log = workdir / "captures.jsonl"
+    (workdir / "junit").mkdir()
     env = {**os.environ, "DEVICELAB_STRICT": "1", "DEVICELAB_CAPTURE_LOG": str(log), "PYTHONUNBUFFERED": "1",
            "DEVICELAB_DEVICE": device}
     rows: list[tuple[str, str, float]] = []
@@ -331,8 +332,8 @@ def main(argv: list[str] | None = None) -> int:
         if code != 0:
             failures.append(f"claims\n{tail}")
         claims = [{**c, "device": device}
-                  for c in claims_records(claims_outcomes(junit), str(facts["gpu"]), torch.__version__,
-                                          torch.version.cuda, day=str(facts["date"]))]
+                  for c in claims_records(claims_outcomes(junit), str(facts["gpu"]), str(facts["torch"]),
+                                          str(facts["cuda"]), day=str(facts["date"]))]
     else:
         rows.append(("tests/claims tests/unit -m gpu", "not run: CUDA only", 0.0))
     logged = read_log(log)

@@ -53,7 +53,7 @@ class Lab:
         line what it shows on one, and show the expected output, labelled as expected."""
         if (self.device.type == needs) if needs else is_accelerator(self.device):
             return
-        print(text("gpu_note.line", device=self.device, what=text(key)))
+        print(text("gpu_note.line", device=self.device, what=text(f"gpu_note.{key}")))
         if expected is not None:
             print(text("gpu_note.expected"))
             print("    " + expected)

@@ -1,0 +1,28 @@
+"""The learner's-path rules themselves: a hint that is the answer is caught, a partial line is not."""
+
+from path import answer_lines, gives_the_answer
+
+
+def test_a_hint_that_spells_the_answer_line_is_caught():
+    lines = answer_lines(
+        "def start_state(x, hidden_size):\n    return x.new_zeros(1, x.shape[0], hidden_size)\n",
+        "def start_state(x, hidden_size):\n    return ____  # TODO\n",
+    )
+    assert lines == ["return x.new_zeros(1, x.shape[0], hidden_size)"]
+    assert gives_the_answer("`x.new_zeros(1, x.shape[0], hidden_size)` takes both the device and dtype.", lines)
+    assert not gives_the_answer("`return x.new_zeros(1, ____, hidden_size)`: the blank is the batch size.", lines)
+
+
+def test_every_line_of_a_longer_answer_must_be_there_to_count_as_the_answer():
+    lines = ["scaler.scale(loss).backward()", "scaler.unscale_(optimizer)", "scaler.step(optimizer)",
+             "scaler.update()", "optimizer.zero_grad(set_to_none=True)"]
+    spelled = ("`scaler.scale(loss).backward()`, `scaler.unscale_(optimizer)`, `scaler.step(optimizer)`, "
+               "`scaler.update()`, `optimizer.zero_grad()`.")
+    assert gives_the_answer(spelled, lines)
+    assert not gives_the_answer(spelled.replace("scaler.step(", "scaler.____("), lines)
+
+
+def test_a_keyword_that_is_the_point_of_the_answer_still_counts():
+    lines = ['self.register_buffer("pos", sinusoids(max_len, dim), persistent=False)']
+    assert gives_the_answer('`self.register_buffer("pos", sinusoids(max_len, dim), persistent=False)`', lines)
+    assert not gives_the_answer('`self.register_buffer("pos", sinusoids(max_len, dim), persistent=____)`', lines)

@@ -8,6 +8,7 @@ function's parameter, an object from another module) is "unknown", and no rule f
 from __future__ import annotations
 
 import ast
+import builtins
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 
@@ -39,6 +40,13 @@ TENSOR_METHODS = frozenset(
     "new_full new_tensor pin_memory requires_grad_ detach_ float_ repeat_interleave where".split()
 )
 DEVICE_MOVES = frozenset({"to", "cuda", "cpu"})
+# attributes only a tensor (or an array) has, never a module: a parameter used with one of them is a tensor
+TENSOR_EVIDENCE = frozenset(
+    "shape size view reshape unsqueeze squeeze dim ndim numel item tolist dtype argmax softmax permute transpose "
+    "contiguous detach masked_fill new_zeros new_ones numpy is_cuda".split()
+)
+MODULE_METHODS = frozenset({"float", "double", "half", "bfloat16", "requires_grad_", "type", "train", "eval"})
+BUILTINS = frozenset(dir(builtins))
 DTYPES = frozenset(
     f"torch.{name}" for name in
     "float float32 float64 double half float16 bfloat16 long int64 int int32 int16 int8 uint8 bool short "
@@ -224,6 +232,21 @@ class Analysis:
         self.call_sites: dict[str, list[list[tuple[str | int, Value | None]]]] = {}
         self.module_env: dict[str, Value | None] = {}
         self.default_device = self._sets_default_device()
+        self.cpu_names: set[str] = set()
+        assigned: dict[str, list[ast.expr | None]] = {}
+        for node in self.nodes:
+            if isinstance(node, ast.Assign):
+                for target in node.targets:
+                    for name in (n for n in ast.walk(target) if isinstance(n, ast.Name)):
+                        assigned.setdefault(name.id, []).append(node.value if target is name else None)
+            elif isinstance(node, (ast.AnnAssign, ast.AugAssign, ast.For, ast.With, ast.NamedExpr)) or (
+                    isinstance(node, ast.arg)):
+                for name in (n for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)):
+                    assigned.setdefault(name.id, []).append(None)
+                if isinstance(node, ast.arg):
+                    assigned.setdefault(node.arg, []).append(None)
+        self.cpu_names = {name for name, values in assigned.items()
+                          if all(v is not None and not isinstance(v, ast.Name) and self.is_cpu(v) for v in values)}
 
     def _collect_functions(self, node: ast.AST) -> None:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -327,23 +350,35 @@ class Analysis:
         if values and all(v is not None for v in values):
             first = values[0]
             if all(v.kind == first.kind and v.kind != "tuple" for v in values):
-                result = replace(first, device=any(v.device for v in values), scalar=False)
+                device = any(v.device for v in values)
+                # a device that may come from an argument: the caller's call decides, which is not followed
+                result = replace(first, device=device, scalar=False, known=all(v.known for v in values) and not device)
                 if result.kind == "module":
                     result = replace(result, created=all(v.created for v in values))
             elif all(v.kind == "tuple" and len(v.items) == len(first.items) for v in values):
-                result = first if len(values) == 1 else None
+                result = replace(first, items=tuple(
+                    replace(v, known=v.known and not v.device) if v is not None else None for v in first.items)) \
+                    if len(values) == 1 else None
         self._returning.discard(name)
         self._returns[name] = result
         return result
 
     def parameter_values(self, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, Value | None]:
-        """A function's parameters: unknown, except where an annotation says Tensor or Module."""
+        """A function's parameters: unknown, except where an annotation says Tensor, or the body uses a parameter
+        the way only a tensor can be used (x.shape, x.view(...)): then a tensor, on a device nobody knows."""
         env: dict[str, Value | None] = {}
         args = [*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs]
+        names = {arg.arg for arg in args}
+        evidence: set[str] = set()
+        if fn.name != "__init__":
+            for node in ast.walk(fn):
+                if isinstance(node, ast.Attribute) and node.attr in TENSOR_EVIDENCE and isinstance(
+                        node.value, ast.Name) and node.value.id in names:
+                    evidence.add(node.value.id)
         for arg in args:
             env[arg.arg] = Value("param", name=arg.arg)
             annotation = self.resolve(arg.annotation) if arg.annotation is not None else None
-            if annotation in ("torch.Tensor", "torch.FloatTensor"):
+            if annotation in ("torch.Tensor", "torch.FloatTensor") or (arg.arg in evidence and annotation is None):
                 env[arg.arg] = Value("tensor", known=False)
         for arg in (fn.args.vararg, fn.args.kwarg):
             if arg is not None:
@@ -365,6 +400,8 @@ class Analysis:
             base = self.value(node.value, env)
             if base is not None and base.kind == "tensor":
                 return replace(base, scalar=False)
+            if base is not None and base.kind == "batch":
+                return Value("tensor", known=base.known)
             if base is not None and base.kind == "tuple" and isinstance(node.slice, ast.Constant) and isinstance(
                     node.slice.value, int):
                 return base.item(node.slice.value)
@@ -392,7 +429,9 @@ class Analysis:
         return is_number(node) or isinstance(node, ast.Name) and node.id.isupper()
 
     def is_cpu(self, node: ast.expr | None) -> bool:
-        """A literal "cpu" device: "cpu", torch.device("cpu")."""
+        """A literal "cpu" device: "cpu", torch.device("cpu"), or a name only ever given one of those."""
+        if isinstance(node, ast.Name):
+            return node.id in self.cpu_names
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
             return node.value.split(":")[0] == "cpu"
         if isinstance(node, ast.Call) and self.resolve(node.func) == "torch.device" and node.args:
@@ -456,6 +495,11 @@ class Analysis:
             target = env.get(func.id)
             if target is not None and target.kind == "module":
                 return Value("tensor", device=target.device)
+            if target is not None and target.kind == "moved":
+                return Value("tensor", device=True, known=False)
+            if (target is None or target.kind == "param") and func.id not in BUILTINS and self._device_input(
+                    call, env):
+                return Value("tensor", device=True, known=False)  # a model fed inputs on the device
             if func.id == "next" and call.args:  # next(iter(loader)): one batch
                 inner = call.args[0]
                 if isinstance(inner, ast.Call) and isinstance(inner.func, ast.Name) and inner.func.id == "iter" and (
@@ -466,9 +510,18 @@ class Analysis:
             return None
         if isinstance(func, ast.Attribute):
             owner = self.value(func.value, env)
-            if owner is None:
-                return None
             method = func.attr
+            if owner is None:
+                if method in ("to", "cuda"):
+                    names_device, cpu = self.move_target(call)
+                    return Value("moved", device=True) if names_device and not cpu else None
+                if method not in DEVICE_MOVES and self._device_input(call, env):
+                    return Value("tensor", device=True, known=False)  # self.model(x.to(device))
+                return None
+            if owner.kind == "moved":
+                if method in TENSOR_METHODS and method not in MODULE_METHODS:
+                    return Value("tensor", device=True, known=False)
+                return None
             if owner.kind == "tensor":
                 if method in DEVICE_MOVES:
                     names_device, cpu = self.move_target(call)
@@ -490,6 +543,14 @@ class Analysis:
                 return None
         return None
 
+    def _device_input(self, call: ast.Call, env: dict[str, Value | None]) -> bool:
+        """Whether a call is given a positional argument that is on the device (a tensor, or a thing moved there)."""
+        for arg in call.args:
+            value = self.value(arg, env)
+            if value is not None and value.kind in ("tensor", "moved") and value.device and value.known:
+                return True
+        return False
+
     def _optimized_model(self, call: ast.Call) -> str:
         params = call.args[0] if call.args else keyword(call, "params")
         if isinstance(params, ast.Call) and isinstance(params.func, ast.Attribute) and params.func.attr in (
@@ -503,12 +564,10 @@ class Analysis:
         """Every finding in the file, in order."""
         # module level first (it gives the globals functions read), then every function, then the classes
         self._stable = {}
-        top = Walker(self, {}, report=False, module_level=True)
-        top.block(self.tree.body)
-        self._stable = {k: v for k, v in top.stable.items()}
         walker = Walker(self, {}, report=True, module_level=True)
         walker.block(self.tree.body)
         self.module_env = walker.env
+        self._stable = dict(walker.stable)
         owners = {id(m): name for name, info in self.classes.items() for m in info.methods.values()}
         functions = sorted((n for n in self.nodes if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))),
                            key=lambda n: (n.lineno, n.col_offset))
@@ -834,6 +893,15 @@ class Walker:
             if source is not None and source.kind == "loader" and isinstance(target, ast.Tuple):
                 for elt in target.elts:
                     self.assign(elt, Value("tensor"), None)
+            elif source is not None and source.kind == "loader":
+                self.assign(target, Value("batch"), None)
+            elif source is None and self.loader_like(stmt.iter):
+                # a name that says it is a loader: its batches are tensors, on a device nobody knows
+                if isinstance(target, ast.Tuple):
+                    for elt in target.elts:
+                        self.assign(elt, Value("tensor", known=False), None)
+                else:
+                    self.assign(target, Value("batch", known=False), None)
             else:
                 self.assign(stmt.target, None, None)
             for inner in (stmt.body, stmt.orelse):
@@ -854,6 +922,16 @@ class Walker:
                     self.bind(handler.name, None)
             for s in [*stmt.body, *[x for h in stmt.handlers for x in h.body], *stmt.orelse, *stmt.finalbody]:
                 self.statement(s)
+
+    def loader_like(self, node: ast.expr) -> bool:
+        """`loader`, `train_loader`, `self.val_dataloader`, `tqdm(loader)`, `enumerate(dl)`..."""
+        while isinstance(node, ast.Call) and node.args and (
+                isinstance(node.func, ast.Name) and node.func.id in ("enumerate", "tqdm", "iter") or (
+                    self.a.resolve(node.func) or "").startswith("tqdm")):
+            node = node.args[0]
+        name = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else ""
+        name = name.lower()
+        return name.endswith("loader") or name == "dl" or name.endswith("_dl")
 
     def bind(self, name: str, value: Value | None) -> None:
         if self.pending_loads.get(name):
@@ -879,7 +957,7 @@ class Walker:
             for index, elt in enumerate(target.elts):
                 item = value.item(index) if value is not None else None
                 if value is not None and value.kind == "batch":
-                    item = Value("tensor")
+                    item = Value("tensor", known=value.known)
                 self.assign(elt, item, None)
         elif isinstance(target, ast.Starred):
             self.assign(target.value, None, None)
@@ -925,7 +1003,7 @@ class Walker:
             method = call.func.attr
             if method == "numpy" and not call.args and not self._forced(call):
                 owner = a.value(call.func.value, self.env)
-                if owner is not None and owner.kind == "tensor" and owner.device:
+                if owner is not None and owner.kind in ("tensor", "moved") and owner.device:
                     a.add("DL102", call)
             if method == "load_state_dict" and isinstance(call.func.value, ast.Name):
                 owner = self.env.get(call.func.value.id)
@@ -945,14 +1023,17 @@ class Walker:
         if not cpu:
             return
         model = a.value(call.func, self.env) if isinstance(call.func, ast.Name) else None
+        on_device = any(v is not None and v.kind == "tensor" and v.device for v in values)
         if model is not None and model.kind == "module" and model.device and model.name != "parallel" and not (
-                self._forward_moves_inputs(model.name)):
+                on_device) and not self._forward_moves_inputs(model.name):
+            # every tensor it is given is on the CPU (a CPU tensor beside a moved one may be meant: RNN lengths)
             a.add("DL301", cpu[0], name=ast.unparse(cpu[0]))
             return
         is_loss = bool(name) and (name.startswith("torch.nn.functional.") and (
-            name.endswith(("_loss", "cross_entropy", "nll_loss", "binary_cross_entropy_with_logits")))) or (
-            model is not None and model.kind == "module" and model.name.endswith("Loss"))
-        if is_loss and any(v is not None and v.kind == "tensor" and v.device for v in values):
+            name.endswith(("_loss", "cross_entropy", "nll_loss", "binary_cross_entropy_with_logits"))) and (
+            not name.endswith("ctc_loss"))) or (
+            model is not None and model.kind == "module" and model.name.endswith("Loss") and model.name != "CTCLoss")
+        if is_loss and any(v is not None and v.kind == "tensor" and v.device and v.known for v in values):
             a.add("DL301", cpu[0], name=ast.unparse(cpu[0]))
 
     def _forward_moves_inputs(self, cls: str) -> bool:

@@ -46,7 +46,7 @@ def test_code_cells_are_identical_in_both_languages(version, lab):
     en, zh = load(version, "en", lab), load(version, "zh", lab)
     assert [c["cell_type"] for c in en["cells"]] == [c["cell_type"] for c in zh["cells"]]
     # The one allowed difference: the line of the setup cell that chooses the language.
-    # Comments may be translated: compare the code token by token, comments removed.
+    # Comments, docstrings and assert messages may be translated: compare the code token by token without them.
     en_code = [code_without_comments(LANG_LINE.sub("LANG", c)) for c in code_cells(en)]
     zh_code = [code_without_comments(LANG_LINE.sub("LANG", c)) for c in code_cells(zh)]
     assert en_code == zh_code

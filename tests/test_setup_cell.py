@@ -71,7 +71,8 @@ def test_without_network_the_setup_cell_says_what_failed_and_why(notebook, tmp_p
 HIDE_HELPER = """
 import importlib.util, sys
 _find_spec = importlib.util.find_spec
-importlib.util.find_spec = lambda name, *a: None if name.split(".")[0] in ("devicelab", "timm") else _find_spec(name, *a)
+HIDDEN = ("devicelab", "timm")
+importlib.util.find_spec = lambda name, *a: None if name.split(".")[0] in HIDDEN else _find_spec(name, *a)
 
 class _NoHelper:
     def find_spec(self, name, path=None, target=None):

@@ -9,10 +9,10 @@ From it this script writes four notebooks:
 Source syntax: a line `%% md en`, `%% md zh`, `%% code`, `%% code zh` or `%% setup` starts a cell. Every
 English markdown cell is followed by its Chinese twin, so both languages have the same cells in the same
 order, and code is written once. A `%% code` cell may be followed by a `%% code zh` twin: the same code
-with its comments in Chinese, used in the Chinese notebooks; the generator refuses a twin whose code
-(comments removed, compared token by token) differs from the English cell. In code, a region between
-`### BEGIN SOLUTION` and `### END SOLUTION` is the answer; its lines starting with `#> ` are what the
-student gets instead. `%% setup` is replaced by the setup cell below, the same in every lab.
+with its comments, docstrings and assert messages in Chinese, used in the Chinese notebooks; the generator
+refuses a twin whose code (that prose aside, compared token by token) differs from the English cell.
+In code, a region between `### BEGIN SOLUTION` and `### END SOLUTION` is the answer; its lines starting
+with `#> ` are what the student gets instead. `%% setup` is replaced by the setup cell below, the same in every lab.
 
 Regenerate:  python tools/build_notebooks.py  (one lab: --lab 01-devices)
 Check freshness:  python tools/build_notebooks.py --check
@@ -92,8 +92,8 @@ if importlib.util.find_spec("devicelab") is None:
                 "zh": "无法安装课程辅助包，本实验只能停在这里：复现、检查、提示和验证单元都离不开它。\\n"
                       "原因（pip 报告的错误）：\\n" + cause + "\\n"
                       + ("怎么办：让运行时连上网络，然后重新运行本单元。"
-                         if on_colab else f"怎么办：在当前环境里运行 `{{command}}`，或者在课程仓库的克隆里打开本笔记本；"
-                         "然后重新运行本单元。"),
+                         if on_colab else f"怎么办：在当前环境里运行 `{{command}}`，"
+                         "或者在课程仓库的克隆里打开本笔记本；然后重新运行本单元。"),
             }}[LANG]) from None
 
 from devicelab import ____, start_lab
@@ -117,6 +117,33 @@ def code_without_comments(code: str) -> list[str]:
         if kind == tokenize.NEWLINE and (not out or out[-1] == "\n"):
             continue
         out.append("\n" if kind == tokenize.NEWLINE else text)
+    return _prose_as_placeholders(out, {text for kind, text in kept if kind == tokenize.STRING})
+
+
+def _prose_as_placeholders(tokens: list[str], strings: set[str]) -> list[str]:
+    """Docstrings and assert messages are prose for the reader, translated like comments: compare them as placeholders.
+
+    A docstring is a statement made of strings alone; an assert message is what follows the assert's top-level comma
+    when that is strings alone.
+    """
+    out: list[str] = []
+    start = 0
+    for end in [i for i, t in enumerate(tokens) if t == "\n"] + [len(tokens)]:
+        line = tokens[start:end]
+        if line and all(t in strings for t in line):
+            line = ["<docstring>"]
+        elif line and line[0] == "assert":
+            depth, comma = 0, None
+            for i, t in enumerate(line):
+                depth += t in "([{" and len(t) == 1
+                depth -= t in ")]}" and len(t) == 1
+                if t == "," and depth == 0:
+                    comma = i
+                    break
+            if comma is not None and line[comma + 1:] and all(t in strings for t in line[comma + 1:]):
+                line = line[: comma + 1] + ["<message>"]
+        out.extend(line + tokens[end:end + 1])
+        start = end + 1
     return out
 
 

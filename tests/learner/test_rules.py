@@ -26,3 +26,20 @@ def test_a_keyword_that_is_the_point_of_the_answer_still_counts():
     lines = ['self.register_buffer("pos", sinusoids(max_len, dim), persistent=False)']
     assert gives_the_answer('`self.register_buffer("pos", sinusoids(max_len, dim), persistent=False)`', lines)
     assert not gives_the_answer('`self.register_buffer("pos", sinusoids(max_len, dim), persistent=____)`', lines)
+
+
+def test_a_check_message_that_shows_meta_says_what_it_stands_for_in_both_languages():
+    from devicelab.checks import explains_meta, incorrect
+    from devicelab.messages import set_language
+
+    verdict = incorrect("check.crashed", error="RuntimeError: Tensor on device meta is not on the expected device cpu!")
+    try:
+        for lang in ("en", "zh"):
+            set_language(lang)
+            message = verdict.message()
+            assert explains_meta(message) and message.count("meta") >= 2, message
+            assert "!." not in message
+    finally:
+        set_language("en")
+    plain = incorrect("check.crashed", error="ValueError: bad").message()
+    assert "stand-in" not in plain  # no word on meta where it does not show

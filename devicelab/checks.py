@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import torch
 
-from .messages import text
+from .messages import code_in_language, text
 
 NOT_ATTEMPTED, INCORRECT, CORRECT = "not_attempted", "incorrect", "correct"
 
@@ -169,7 +169,7 @@ class Exercise:
     def solution(self) -> None:
         """Print one correct answer."""
         print(text("solution.header"))
-        print(text(self.solution_key))
+        print(code_in_language(text(self.solution_key)))
 
 
 def short_error(error: BaseException) -> str:

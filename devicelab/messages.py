@@ -165,3 +165,114 @@ CATALOGUE: dict[str, dict[str, str]] = {
         "本实验尚未在 GPU 上验证时，则展示预期的报错文字，并注明这一点。",
     },
 }
+
+
+# --- the prose of the solutions `exN.solution()` prints, in Chinese: docstrings and comments only ----
+# (the code is the English solution's, token for token; tests/learner/test_rules.py compares them)
+CODE_PROSE_ZH: dict[str, str] = {
+    "TextClassifier that moves its input to wherever its parameters are.":
+        "会把输入移到自己参数所在设备上的 TextClassifier。",
+    "The blog post's model: embed each token, average over the text, classify.":
+        "博客里的模型：嵌入每个 token，在整段文本上取平均，再分类。",
+    "The share of texts whose class the model gets right.":
+        "模型分对类别的文本所占的比例。",
+    "n texts of filler tokens, each with one keyword at a random place; the label says which keyword.":
+        "n 段由填充 token 组成的文本，每段在随机位置有一个关键词；标签表示是哪个关键词。",
+    "Copy 64 MB to the GPU from pageable and from pinned memory; time when the call returns and when it is done.":
+        "分别从可分页内存和锁页内存向 GPU 复制 64 MB；记录调用返回的时刻和复制完成的时刻。",
+    "Move every tensor in a (nested) batch to `device`; keep tuples, lists, namedtuples and dicts as they are.":
+        "把（嵌套的）批次里的每个张量移到 `device`；tuple、list、namedtuple 和 dict 保持原样。",
+    "Moves the tensors at the top of the batch, and nothing inside its containers.":
+        "只移动批次最外层的张量，容器里面的一概不动。",
+    "Synthetic samples shaped like real ones: a dict with a namedtuple of tensors, a label and a name.":
+        "结构和真实数据一样的合成样本：一个 dict，里面有由张量组成的 namedtuple、一个标签和一个名字。",
+    "The blog post's helper, as published.":
+        "博客里的辅助函数，原样照录。",
+    "Wrap a DataLoader: every batch comes out already on `device`.":
+        "包装一个 DataLoader：取出的每个批次都已经在 `device` 上。",
+    "(x - mean) / std, with mean and std as buffers: moved by .to(), saved in the state_dict, not trained.":
+        "(x - mean) / std，mean 和 std 是缓冲区：会随 .to() 移动，保存在 state_dict 里，不参与训练。",
+    "A GRU's initial hidden state: zeros of shape (1, batch, hidden_size), on x's device, with x's dtype.":
+        "GRU 的初始隐藏状态：形状为 (1, batch, hidden_size) 的全零张量，设备和 dtype 都与 x 相同。",
+    "Synthetic sequences: class 1 when the first reading rises over the sequence.":
+        "合成序列：第一个读数在整个序列中上升时，类别为 1。",
+    "Move the model to this rank's device, then wrap it in DistributedDataParallel.":
+        "把模型移到这个 rank 的设备上，再用 DistributedDataParallel 包装它。",
+    "The device of this rank: GPU number local_rank (made the current GPU), or the CPU without CUDA.":
+        "这个 rank 的设备：编号为 local_rank 的 GPU（并设为当前 GPU）；没有 CUDA 时是 CPU。",
+    "A state_dict from `path`, every tensor on `device`, whatever device saved it; no code from the file runs.":
+        "从 `path` 读出的 state_dict：不管保存时在哪个设备上，每个张量都在 `device` 上；文件里的代码一行也不执行。",
+    "Model, optimizer and epoch from a checkpoint, in the order that puts everything on `device`.":
+        "从检查点恢复模型、优化器和轮次，按能让一切都落在 `device` 上的顺序。",
+    "The state_dict of a DataParallel/DDP model, with the leading \"module.\" of its keys removed.":
+        "DataParallel/DDP 模型的 state_dict，去掉各个键开头的 \"module.\"。",
+    "Train on the synthetic data; return the mean loss of each epoch.":
+        "在合成数据上训练；返回每一轮的平均损失。",
+    "One optimizer step with a GradScaler: scale, backward, unscale_, clip, step, update.":
+        "用 GradScaler 做一次优化器更新：scale、backward、unscale_、裁剪、step、update。",
+    "Run `run`, which must fail; print its error as PyTorch words it and return the message.":
+        "运行必定出错的 `run`；按 PyTorch 的原话打印报错，并返回报错信息。",
+    "Synthetic 8x8 images as uint8 pixels, and int32 labels: 1 when the bright spot is in the left half.":
+        "合成的 8x8 图像（uint8 像素）和 int32 标签：亮斑在左半边时标签为 1。",
+    "The autocast context for `device`: its type (\"cuda\", \"cpu\", \"mps\"), in that type's lower precision.":
+        "`device` 对应的 autocast 上下文：按它的类型（\"cuda\"、\"cpu\"、\"mps\"），使用该类型的低精度。",
+    "Time one training step of a 4096-wide MLP in float32 and under float16 autocast; record peak memory.":
+        "分别以 float32 和 float16 autocast 为一个 4096 宽的 MLP 的一次训练步骤计时；记录显存峰值。",
+    "uint8 images and integer labels -> float32 pixels in [0, 1] and int64 labels, on `device`.":
+        "uint8 图像和整数标签 -> [0, 1] 之间的 float32 像素和 int64 标签，都在 `device` 上。",
+    "Resume from a checkpoint written on a laptop, then move to the device.":
+        "从笔记本电脑上写出的检查点恢复训练，然后移到设备上。",
+    "Run `run`, which this lab expects to fail; print PyTorch's message and return it.":
+        "运行本实验预期会出错的 `run`；打印 PyTorch 的报错信息并返回它。",
+    "The classic sine/cosine position table, shape (length, dim).":
+        "经典的正弦/余弦位置编码表，形状为 (length, dim)。",
+    "The fixed model and its Adam optimizer from a checkpoint, everything on `device`.":
+        "从检查点恢复修好的模型和它的 Adam 优化器，一切都在 `device` 上。",
+    "The mystery model with your two fixed parts in place of the broken ones (same names, same weights).":
+        "那个神秘模型，两个坏掉的部件换成了你修好的（名字相同，权重相同）。",
+    "Token sequences; class 1 when most tokens come from the lower half of the vocabulary.":
+        "token 序列；大多数 token 来自词表前一半时，类别为 1。",
+    "Move the model to this rank's device, then wrap it; device_ids only for a model on one GPU.":
+        "把模型移到这个 rank 的设备上，再包装它；只有模型在单块 GPU 上时才传 device_ids。",
+    "# a namedtuple":
+        "# 是 namedtuple",
+    "# numbers, strings, None: nothing to move":
+        "# 数字、字符串、None：没有什么可移动的",
+    "# built once, here: moved by .to(), trained":
+        "# 只在这里构造一次：会随 .to() 移动，也会被训练",
+    "# born where x is":
+        "# 在 x 所在的设备上创建",
+    "# \"cuda\" now means this GPU in this process":
+        "# 在这个进程里，\"cuda\" 从此就指这块 GPU",
+    "# a CPU model: no device_ids":
+        "# CPU 上的模型：不传 device_ids",
+    "# 1. move the model":
+        "# 1. 移动模型",
+    "# 2. build the optimizer on its parameters":
+        "# 2. 用它的参数构造优化器",
+    "# 3. load both states":
+        "# 3. 加载两者的状态",
+    "# its state follows each parameter's device":
+        "# 优化器的状态跟随各参数所在的设备",
+    "# float32: autocast picks each op's precision":
+        "# float32：每个运算的精度交给 autocast 决定",
+    "# cross_entropy wants int64 class indices":
+        "# cross_entropy 要求 int64 的类别索引",
+    "# the true gradients, so that max_norm means what it says":
+        "# 还原出真实梯度，max_norm 才名副其实",
+    "# skipped when a gradient holds inf or NaN":
+        "# 梯度含有 inf 或 NaN 时会跳过",
+    "# lowers the scale after a skipped step, raises it after enough clean ones":
+        "# 跳过一步后降低缩放因子，连续足够多的正常步骤后提高它",
+    "# a buffer moves with .to(); persistent=False keeps it out of the state_dict, as before":
+        "# 缓冲区会随 .to() 移动；persistent=False 让它像以前一样不进入 state_dict",
+}
+
+
+def code_in_language(code: str, lang: str | None = None) -> str:
+    """A solution's code with its docstrings and comments in the chosen language (the code itself unchanged)."""
+    if (lang or _state["lang"]) != "zh":
+        return code
+    for english, chinese in CODE_PROSE_ZH.items():
+        code = code.replace(english, chinese)
+    return code

@@ -1,6 +1,6 @@
 """The learner's-path rules themselves: a hint that is the answer is caught, a partial line is not."""
 
-from path import answer_lines, gives_the_answer
+from path import ROOT, answer_lines, gives_the_answer
 
 
 def test_a_hint_that_spells_the_answer_line_is_caught():
@@ -43,3 +43,26 @@ def test_a_check_message_that_shows_meta_says_what_it_stands_for_in_both_languag
         set_language("en")
     plain = incorrect("check.crashed", error="ValueError: bad").message()
     assert "stand-in" not in plain  # no word on meta where it does not show
+
+
+def test_a_printed_solution_reads_in_chinese_in_a_chinese_notebook_with_the_same_code():
+    import io
+    import sys
+    import tokenize
+
+    from devicelab.chapters import MODULES, exercises_for
+    from devicelab.messages import code_in_language, text
+
+    sys.path.insert(0, str(ROOT / "tools"))
+    from build_notebooks import code_without_comments
+
+    for lab in MODULES:
+        for exercise in exercises_for(lab):
+            english = text(exercise.solution_key, "en")
+            chinese = code_in_language(english, "zh")
+            assert code_without_comments(chinese) == code_without_comments(english), exercise.solution_key
+            tokens = tokenize.generate_tokens(io.StringIO(chinese + "\n").readline)
+            prose = [t.string for t in tokens if t.type == tokenize.COMMENT
+                     or (t.type == tokenize.STRING and t.string.startswith('"""'))]
+            untranslated = [p for p in prose if not any("\u4e00" <= ch <= "\u9fff" for ch in p)]
+            assert not untranslated, (exercise.solution_key, untranslated)

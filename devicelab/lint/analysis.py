@@ -69,6 +69,8 @@ DEPRECATED_AMP = {
     "torch.cuda.amp.GradScaler": ("torch.amp.GradScaler(\"cuda\", ...)", "cuda"),
     "torch.cpu.amp.autocast": ("torch.amp.autocast(\"cpu\", ...)", "cpu"),
     "torch.cpu.amp.GradScaler": ("torch.amp.GradScaler(\"cpu\", ...)", "cpu"),
+    "torch.cuda.amp.custom_fwd": ("torch.amp.custom_fwd(..., device_type=\"cuda\")", ""),
+    "torch.cuda.amp.custom_bwd": ("torch.amp.custom_bwd(..., device_type=\"cuda\")", ""),
 }
 MODULE_BASES = ("torch.nn.", "pytorch_lightning.", "lightning.")
 HARMLESS_CALLS = frozenset({"print", "len", "isinstance", "type", "id", "repr", "str", "hasattr", "getattr", "next",
@@ -232,21 +234,6 @@ class Analysis:
         self.call_sites: dict[str, list[list[tuple[str | int, Value | None]]]] = {}
         self.module_env: dict[str, Value | None] = {}
         self.default_device = self._sets_default_device()
-        self.cpu_names: set[str] = set()
-        assigned: dict[str, list[ast.expr | None]] = {}
-        for node in self.nodes:
-            if isinstance(node, ast.Assign):
-                for target in node.targets:
-                    for name in (n for n in ast.walk(target) if isinstance(n, ast.Name)):
-                        assigned.setdefault(name.id, []).append(node.value if target is name else None)
-            elif isinstance(node, (ast.AnnAssign, ast.AugAssign, ast.For, ast.With, ast.NamedExpr)) or (
-                    isinstance(node, ast.arg)):
-                for name in (n for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)):
-                    assigned.setdefault(name.id, []).append(None)
-                if isinstance(node, ast.arg):
-                    assigned.setdefault(node.arg, []).append(None)
-        self.cpu_names = {name for name, values in assigned.items()
-                          if all(v is not None and not isinstance(v, ast.Name) and self.is_cpu(v) for v in values)}
 
     def _collect_functions(self, node: ast.AST) -> None:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -420,18 +407,27 @@ class Analysis:
                     node.ops[0], (ast.Is, ast.IsNot, ast.In, ast.NotIn)):
                 return replace(left, scalar=False)
             return None
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and self.is_cpu(node):
+            return Value("cpu_device")
         if isinstance(node, ast.Call):
+            if self.resolve(node.func) == "torch.device" and self.is_cpu(node):
+                return Value("cpu_device")
             return self.call_value(node, env)
+        if isinstance(node, ast.Attribute) and node.attr in ("data", "grad", "T", "mT", "H", "real", "imag"):
+            base = self.value(node.value, env)
+            if base is not None and base.kind == "tensor":
+                return replace(base, scalar=False)
         return None
 
     @staticmethod
     def _is_plain_number(node: ast.expr) -> bool:
         return is_number(node) or isinstance(node, ast.Name) and node.id.isupper()
 
-    def is_cpu(self, node: ast.expr | None) -> bool:
-        """A literal "cpu" device: "cpu", torch.device("cpu"), or a name only ever given one of those."""
+    def is_cpu(self, node: ast.expr | None, env: dict[str, Value | None] | None = None) -> bool:
+        """A literal "cpu" device: "cpu", torch.device("cpu"), or a name that holds one here."""
         if isinstance(node, ast.Name):
-            return node.id in self.cpu_names
+            found = (env or {}).get(node.id)
+            return found is not None and found.kind == "cpu_device"
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
             return node.value.split(":")[0] == "cpu"
         if isinstance(node, ast.Call) and self.resolve(node.func) == "torch.device" and node.args:
@@ -441,7 +437,7 @@ class Analysis:
     def is_dtype(self, node: ast.expr) -> bool:
         return self.resolve(node) in DTYPES
 
-    def move_target(self, call: ast.Call) -> tuple[bool, bool]:
+    def move_target(self, call: ast.Call, env: dict[str, Value | None] | None = None) -> tuple[bool, bool]:
         """For x.to(...)/.cuda()/.cpu(): (does it name a device at all, is that device certainly the CPU)."""
         method = call.func.attr if isinstance(call.func, ast.Attribute) else ""
         if method == "cpu":
@@ -452,7 +448,7 @@ class Analysis:
         if target is None or self.is_dtype(target):
             other = keyword(call, "other")
             return (other is not None, False) if other is not None else (False, False)
-        return True, self.is_cpu(target)
+        return True, self.is_cpu(target, env)
 
     def call_value(self, call: ast.Call, env: dict[str, Value | None]) -> Value | None:
         name = self.resolve(call.func)
@@ -461,7 +457,7 @@ class Analysis:
             if name.startswith("torch.") and name.count(".") == 1 and (short in FACTORIES or short in LEGACY_TYPES):
                 device = keyword(call, "device")
                 scalar = short in ("tensor", "as_tensor") and bool(call.args) and is_number(call.args[0])
-                return Value("tensor", device=device is not None and not self.is_cpu(device), scalar=scalar)
+                return Value("tensor", device=device is not None and not self.is_cpu(device, env), scalar=scalar)
             if name.startswith("torch.") and name.count(".") == 1 and short in TENSOR_FUNCTIONS or (
                     name.startswith("torch.nn.functional.")):
                 flat = [e for a in call.args for e in (a.elts if isinstance(a, (ast.List, ast.Tuple)) else [a])]
@@ -475,7 +471,7 @@ class Analysis:
                 inner = self.value(call.args[0], env) if call.args else None  # it scatters CPU inputs itself
                 return Value("module", device=inner is not None and inner.device, created=True, name="parallel")
             if name.startswith("torch.nn.") and short[:1].isupper() and short not in ("Parameter",):
-                return Value("module", created=True, name=short if short.endswith("Loss") else "")
+                return Value("module", created=True, name=short)
             if name.startswith(MODULE_FACTORIES):
                 return Value("module", created=True)
             if name.startswith("torch.optim.") and short[:1].isupper():
@@ -513,7 +509,7 @@ class Analysis:
             method = func.attr
             if owner is None:
                 if method in ("to", "cuda"):
-                    names_device, cpu = self.move_target(call)
+                    names_device, cpu = self.move_target(call, env)
                     return Value("moved", device=True) if names_device and not cpu else None
                 if method not in DEVICE_MOVES and self._device_input(call, env):
                     return Value("tensor", device=True, known=False)  # self.model(x.to(device))
@@ -524,7 +520,7 @@ class Analysis:
                 return None
             if owner.kind == "tensor":
                 if method in DEVICE_MOVES:
-                    names_device, cpu = self.move_target(call)
+                    names_device, cpu = self.move_target(call, env)
                     if not names_device:
                         return owner
                     return Value("tensor", device=not cpu, scalar=owner.scalar)
@@ -534,7 +530,7 @@ class Analysis:
                 return None
             if owner.kind == "module":
                 if method in ("to", "cuda"):
-                    names_device, cpu = self.move_target(call)
+                    names_device, cpu = self.move_target(call, env)
                     return replace(owner, device=owner.device or (names_device and not cpu))
                 if method in ("cpu",):
                     return replace(owner, device=False)
@@ -553,10 +549,10 @@ class Analysis:
 
     def _optimized_model(self, call: ast.Call) -> str:
         params = call.args[0] if call.args else keyword(call, "params")
-        if isinstance(params, ast.Call) and isinstance(params.func, ast.Attribute) and params.func.attr in (
-                "parameters",) and isinstance(params.func.value, ast.Name):
-            return params.func.value.id
-        return ""
+        models = {node.func.value.id for node in ast.walk(params) if isinstance(node, ast.Call) and isinstance(
+            node.func, ast.Attribute) and node.func.attr in ("parameters", "named_parameters") and isinstance(
+            node.func.value, ast.Name)} if params is not None else set()
+        return models.pop() if len(models) == 1 else ""
 
     # --- running ----------------------------------------------------------------------------------------------
 
@@ -579,27 +575,82 @@ class Analysis:
                 if node.name == "__init__":
                     inner.owner_class = owners.get(id(node))
                 inner.block(node.body)
+        self.check_decorators()
+        reached: list[ast.FunctionDef] = []
         for name in self.classes:
             if self.is_module_class(name):
-                self.check_module_class(name)
+                reached += self.check_module_class(name)
+        self.check_forward_helpers(reached)
         unique: dict[tuple[str, int, int], Finding] = {}
         for finding in self.findings:
             unique.setdefault((finding.code, finding.line, finding.col), finding)
         return sorted(unique.values(), key=lambda f: (f.line, f.col, f.code))
+
+    def deprecated_amp(self, node: ast.expr, name: str) -> None:
+        """DL801, with the fix when the call spells torch.cuda.amp.X(keywords only) in full."""
+        new, device_type = DEPRECATED_AMP[name]
+        fix = None
+        func = node.func if isinstance(node, ast.Call) else None
+        if device_type and isinstance(node, ast.Call) and not node.args and not has_double_star(node) and (
+                isinstance(func, ast.Attribute) and isinstance(func.value, ast.Attribute)
+                and func.value.attr == "amp" and isinstance(func.value.value, ast.Attribute)):
+            fix = {"kind": "amp", "device_type": device_type}
+        self.add("DL801", node, fix, call=name, new=new)
+
+    def check_decorators(self) -> None:
+        """Deprecated amp decorators: @torch.cuda.amp.custom_fwd, @torch.cuda.amp.autocast()."""
+        for node in self.nodes:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                for decorator in node.decorator_list:
+                    target = decorator.func if isinstance(decorator, ast.Call) else decorator
+                    name = self.resolve(target)
+                    if name in DEPRECATED_AMP:
+                        self.deprecated_amp(decorator, name)
 
     def add(self, code: str, node: ast.AST, fix: dict[str, object] | None = None, **params: str) -> None:
         self.findings.append(Finding(code, node.lineno, node.col_offset + 1, params, fix))
 
     # --- rules on a module class (chapter 05) ----------------------------------------------------------------
 
-    def check_module_class(self, cls: str) -> None:
+    def check_module_class(self, cls: str) -> list[ast.FunctionDef]:
         info = self.classes[cls]
         forward_fns = [fn for fn in self.forward_methods(cls) if fn in info.methods.values()]
         if not forward_fns:
-            return
+            return []
         self.check_factories(cls, forward_fns)
         self.check_layers_in_forward(forward_fns)
         self.check_plain_attributes(cls, forward_fns)
+        return forward_fns
+
+    def check_forward_helpers(self, reached: list[ast.FunctionDef]) -> None:
+        """Module-level functions that only forward (and what it calls) calls: their factories run in forward."""
+        calls: dict[str, list[ast.AST | None]] = {}
+        for node in self.nodes:
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in self.functions:
+                calls.setdefault(node.func.id, []).append(self._enclosing_function(node))
+            elif isinstance(node, ast.Name) and node.id in self.functions and isinstance(node.ctx, ast.Load) and (
+                    not isinstance(self._parent(self.tree, node), ast.Call)
+                    or self._parent(self.tree, node).func is not node):
+                calls.setdefault(node.id, []).append(None)  # passed around: called from who knows where
+        inside = {id(fn) for fn in reached}
+        helpers: list[ast.FunctionDef] = []
+        changed = True
+        while changed:
+            changed = False
+            for name, fn in self.functions.items():
+                sites = calls.get(name, [])
+                if id(fn) not in inside and sites and all(site is not None and id(site) in inside for site in sites):
+                    inside.add(id(fn))
+                    helpers.append(fn)
+                    changed = True
+        if helpers:
+            self.check_factories("", helpers)
+
+    def _enclosing_function(self, node: ast.AST) -> ast.AST | None:
+        parent = self._parent(self.tree, node)
+        while parent is not None and not isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            parent = self._parent(self.tree, parent)
+        return parent
 
     def check_factories(self, cls: str, fns: list[ast.FunctionDef]) -> None:
         if self.default_device:
@@ -775,14 +826,19 @@ class Analysis:
         env = dict(self._stable)
         env.update(self.parameter_values(init))
         walker = Walker(self, env, report=False)
-        for stmt in init.body:
-            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
-                target = stmt.targets[0]
-                attr = self_attribute(target, self_name)
-                if attr and attr in used and attr not in moved and attr not in registered:
-                    if self._is_tensor_attribute(cls, stmt.value, walker.env):
-                        self.add("DL502", target, name=attr)
-            walker.block([stmt])
+        analysis = self
+
+        class InitWalker(Walker):
+            def statement(self, stmt: ast.stmt) -> None:
+                if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+                    target = stmt.targets[0]
+                    attr = self_attribute(target, self_name)
+                    if attr and attr in used and attr not in moved and attr not in registered:
+                        if analysis._is_tensor_attribute(cls, stmt.value, self.env):
+                            analysis.add("DL502", target, name=attr)
+                super().statement(stmt)
+
+        InitWalker(self, walker.env, report=False).block(init.body)
 
     def _registered_names(self, cls: str) -> set[str]:
         names: set[str] = set()
@@ -854,6 +910,7 @@ class Walker:
         self.wraps: list[tuple[ast.Call, str, str | None, ast.stmt]] = []
         self.statements: list[ast.stmt] = []
         self.owner_class: str | None = None
+        self._statement_calls: set[ast.AST] = set()
 
     # --- statements -------------------------------------------------------------------------------------------
 
@@ -865,6 +922,8 @@ class Walker:
 
     def statement(self, stmt: ast.stmt) -> None:
         self.statements.append(stmt)
+        if isinstance(stmt, ast.Expr):
+            self._statement_calls.add(stmt.value)
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             if self.module_level and isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 self.bind(stmt.name, None)
@@ -896,12 +955,14 @@ class Walker:
             elif source is not None and source.kind == "loader":
                 self.assign(target, Value("batch"), None)
             elif source is None and self.loader_like(stmt.iter):
-                # a name that says it is a loader: its batches are tensors, on a device nobody knows
+                # a name that says it is a loader: its batches are tensors, on the CPU unless the name says
+                # it hands them out on a device (a device_loader, a gpu prefetcher)
+                known = self.loader_like(stmt.iter) == "cpu"
                 if isinstance(target, ast.Tuple):
                     for elt in target.elts:
-                        self.assign(elt, Value("tensor", known=False), None)
+                        self.assign(elt, Value("tensor", known=known), None)
                 else:
-                    self.assign(target, Value("batch", known=False), None)
+                    self.assign(target, Value("batch", known=known), None)
             else:
                 self.assign(stmt.target, None, None)
             for inner in (stmt.body, stmt.orelse):
@@ -923,15 +984,18 @@ class Walker:
             for s in [*stmt.body, *[x for h in stmt.handlers for x in h.body], *stmt.orelse, *stmt.finalbody]:
                 self.statement(s)
 
-    def loader_like(self, node: ast.expr) -> bool:
-        """`loader`, `train_loader`, `self.val_dataloader`, `tqdm(loader)`, `enumerate(dl)`..."""
+    def loader_like(self, node: ast.expr) -> str:
+        """"cpu" for `loader`, `train_loader`, `self.val_dataloader`, `tqdm(loader)`, `enumerate(dl)`...;
+        "device" for a `device_loader`, `gpu_loader`, `cuda_dl`; "" for anything else."""
         while isinstance(node, ast.Call) and node.args and (
                 isinstance(node.func, ast.Name) and node.func.id in ("enumerate", "tqdm", "iter") or (
                     self.a.resolve(node.func) or "").startswith("tqdm")):
             node = node.args[0]
         name = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else ""
         name = name.lower()
-        return name.endswith("loader") or name == "dl" or name.endswith("_dl")
+        if not (name.endswith("loader") or name == "dl" or name.endswith("_dl")):
+            return ""
+        return "device" if any(word in name for word in ("device", "gpu", "cuda", "prefetch", "accel")) else "cpu"
 
     def bind(self, name: str, value: Value | None) -> None:
         if self.pending_loads.get(name):
@@ -992,10 +1056,7 @@ class Walker:
             a.add("DL701", call, {"kind": "map_location"})
         if name in DEPRECATED_AMP:
             new, device_type = DEPRECATED_AMP[name]
-            fix = None
-            if not call.args and not has_double_star(call) and isinstance(call.func, ast.Attribute):
-                fix = {"kind": "amp", "device_type": device_type}
-            a.add("DL801", call, fix, call=name, new=new)
+            a.deprecated_amp(call, name)
         if name in DATA_PARALLEL:
             self.wrap(call, stmt)
         self.check_cpu_input(call, name)
@@ -1024,6 +1085,10 @@ class Walker:
             return
         model = a.value(call.func, self.env) if isinstance(call.func, ast.Name) else None
         on_device = any(v is not None and v.kind == "tensor" and v.device for v in values)
+        if model is not None and model.kind == "module" and model.device and model.name in ("RNN", "GRU", "LSTM") and (
+                len(values) > 1 and cpu and cpu[0] is args[1]):
+            a.add("DL301", cpu[0], name=ast.unparse(cpu[0]))  # the initial hidden state, left on the CPU
+            return
         if model is not None and model.kind == "module" and model.device and model.name != "parallel" and not (
                 on_device) and not self._forward_moves_inputs(model.name):
             # every tensor it is given is on the CPU (a CPU tensor beside a moved one may be meant: RNN lengths)
@@ -1078,10 +1143,14 @@ class Walker:
         self.moved(call.func.value.id, call)
 
     def moved(self, name: str, call: ast.Call) -> None:
-        names_device, cpu = self.a.move_target(call)
+        names_device, cpu = self.a.move_target(call, self.env)
         if not names_device or cpu:
             return
         value = self.env.get(name)
+        if value is not None and value.kind == "param" and call in self._statement_calls:
+            # `model.to(device)` as a statement on something handed in: a module (a tensor would be DL101's
+            # business, and calling it afterwards shows it is a module)
+            value = Value("module", name=value.name)
         if value is not None and value.kind == "module":
             self.env[name] = replace(value, device=True)
             for load, optimizer in self.pending_loads.pop(name, []):
@@ -1090,6 +1159,7 @@ class Walker:
 
     def expression_statement(self, node: ast.expr) -> None:
         """DL101: `x.to(device)` on a tensor, its result thrown away."""
+        self._statement_calls.add(node)
         if not (self.report and isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
             return
         method = node.func.attr
@@ -1098,7 +1168,7 @@ class Walker:
         owner = self.a.value(node.func.value, self.env)
         if owner is None or owner.kind != "tensor":
             return
-        names_device, _ = self.a.move_target(node)
+        names_device, _ = self.a.move_target(node, self.env)
         if method == "to" and not names_device:
             return
         receiver = node.func.value
@@ -1157,7 +1227,7 @@ class Walker:
                     func = node.func
                     if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and (
                             func.value.id in live) and func.attr in ("to", "cuda"):
-                        names_device, cpu = self.a.move_target(node)
+                        names_device, cpu = self.a.move_target(node, self.env)
                         if names_device and not cpu:
                             return False
                     callee = func.id if isinstance(func, ast.Name) else ""

@@ -19,14 +19,14 @@ def expected(path: Path) -> set[tuple[int, str]]:
     return {(n, m.group(1)) for n, line in enumerate(path.read_text().splitlines(), 1) if (m := EXPECT.search(line))}
 
 
-@pytest.mark.parametrize("name", ["bad_training_script.py", "bad_models.py", "bad_resume.py"])
+@pytest.mark.parametrize("name", sorted(p.name for p in FIXTURES.glob("bad_*.py")))
 def test_every_planted_mistake_is_found_and_nothing_else(name: str) -> None:
     path = FIXTURES / name
     found = {(p.line, p.code) for p in lint_file(path, Config())}
     assert found == expected(path)
 
 
-@pytest.mark.parametrize("name", ["good_training_script.py", "good_models.py"])
+@pytest.mark.parametrize("name", sorted(p.name for p in FIXTURES.glob("good_*.py")))
 def test_clean_look_alikes_are_not_flagged(name: str) -> None:
     assert lint_file(FIXTURES / name, Config()) == []
 

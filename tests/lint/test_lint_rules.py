@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from devicelab.lint import RULES, Config, config_from_toml, lint_file, lint_text, main
+from devicelab.lint.analysis import DEPRECATED_AMP
 from devicelab.lint.core import cells_source, lint_source
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -115,3 +116,28 @@ def test_chapter_links_use_the_site_address_of_mkdocs_yml(monkeypatch: pytest.Mo
     assert chapter_url("05-inside", "zh") == default.rstrip("/") + "/zh/05-inside/"
     monkeypatch.setenv("DEVICELAB_SITE_URL", "https://example.org/course")
     assert chapter_url("07-checkpoints", "en") == "https://example.org/course/07-checkpoints/"
+
+
+@pytest.mark.parametrize("name", sorted(DEPRECATED_AMP))
+def test_every_spelling_dl801_names_is_deprecated_in_the_installed_torch(name: str) -> None:
+    import functools
+    import warnings
+
+    import torch
+
+    target = functools.reduce(getattr, name.split(".")[1:], torch)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        target(lambda ctx, x: x) if name.endswith(("custom_fwd", "custom_bwd")) else target()
+    assert any(issubclass(w.category, FutureWarning) and "torch.amp" in str(w.message) for w in caught)
+
+
+def test_exclude_applies_below_the_folder_named(tmp_path: Path) -> None:
+    from devicelab.lint.core import iter_files
+
+    for folder in ("labs", "src"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "train.py").write_text("import torch\ntorch.load('a.pt')\n", encoding="utf-8")
+    config = config_from_toml('[tool.devicelab.lint]\nexclude = ["labs"]\n')
+    assert [p.relative_to(tmp_path).as_posix() for p in iter_files([tmp_path], config)] == ["src/train.py"]
+    assert [p.name for p in iter_files([tmp_path / "labs"], config)] == ["train.py"]  # named: linted

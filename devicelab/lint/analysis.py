@@ -383,6 +383,8 @@ class Analysis:
             return None if found is not None and found.kind == "param" else found
         if isinstance(node, ast.Tuple):
             return Value("tuple", items=tuple(self.value(e, env) for e in node.elts))
+        if isinstance(node, (ast.List, ast.ListComp)):
+            return Value("sequence")
         if isinstance(node, ast.Subscript):
             base = self.value(node.value, env)
             if base is not None and base.kind == "tensor":
@@ -423,6 +425,13 @@ class Analysis:
     def _is_plain_number(node: ast.expr) -> bool:
         return is_number(node) or isinstance(node, ast.Name) and node.id.isupper()
 
+    def _sequence(self, node: ast.expr, env: dict[str, Value | None]) -> bool:
+        """Data that makes a tensor with at least one dimension: a list or tuple display, a comprehension, a tensor."""
+        if isinstance(node, (ast.List, ast.Tuple, ast.ListComp)):
+            return True
+        value = self.value(node, env)
+        return value is not None and (value.kind == "tensor" and not value.scalar or value.kind == "sequence")
+
     def is_cpu(self, node: ast.expr | None, env: dict[str, Value | None] | None = None) -> bool:
         """A literal "cpu" device: "cpu", torch.device("cpu"), or a name that holds one here."""
         if isinstance(node, ast.Name):
@@ -456,7 +465,8 @@ class Analysis:
             short = name.rsplit(".", 1)[-1]
             if name.startswith("torch.") and name.count(".") == 1 and (short in FACTORIES or short in LEGACY_TYPES):
                 device = keyword(call, "device")
-                scalar = short in ("tensor", "as_tensor") and bool(call.args) and is_number(call.args[0])
+                # torch.tensor(x) is 0-dim unless x is a list (or a tensor): a 0-dim CPU tensor acts as a number
+                scalar = short in ("tensor", "as_tensor") and not (call.args and self._sequence(call.args[0], env))
                 return Value("tensor", device=device is not None and not self.is_cpu(device, env), scalar=scalar)
             if name.startswith("torch.") and name.count(".") == 1 and short in TENSOR_FUNCTIONS or (
                     name.startswith("torch.nn.functional.")):
@@ -780,8 +790,19 @@ class Analysis:
                 elif isinstance(node.func, ast.Name) and node.func.id in self.classes and self.is_module_class(
                         node.func.id) and self.class_has_parameters(node.func.id):
                     label = node.func.id
-                if label:
+                if label and not self._lazily_built_on_the_device(fn, node):
                     self.add("DL503", node, call=label)
+
+    def _lazily_built_on_the_device(self, fn: ast.AST, call: ast.Call) -> bool:
+        """`self.head = nn.Linear(n, k).to(x.device)` in forward: built once, where the input is."""
+        parent = self._parent(fn, call)
+        if not (isinstance(parent, ast.Attribute) and parent.attr in ("to", "cuda")):
+            return False
+        moved = self._parent(fn, parent)
+        statement = self._parent(fn, moved) if isinstance(moved, ast.Call) else None
+        return isinstance(statement, ast.Assign) and any(
+            isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self"
+            for t in statement.targets)
 
     @staticmethod
     def _layer_has_state(short: str, call: ast.Call) -> bool:

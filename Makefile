@@ -12,7 +12,7 @@ serve:        ## install and serve the bilingual site at http://127.0.0.1:8000
 	bash tools/serve.sh
 
 build: install-site   ## build the site into site/ (strict)
-	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict
+	NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs build --strict
 
 test:         ## install and run the whole test suite (CPU only), on both cores, with the 20 slowest tests
 	bash tools/test.sh $(PYTEST_PARALLEL) --durations=20
@@ -23,8 +23,8 @@ check: install   ## the everyday tier, at most 3 minutes: unit tests, CPU claims
 notebooks: install-site   ## regenerate labs/ and solutions/ notebooks from solutions/source/
 	$(PY) tools/build_notebooks.py
 
-outputs: install   ## execute the solution notebooks whose stored run (solutions/executed/, shown on the site) is stale
-	$(PY) tools/execute_solutions.py
+outputs: install   ## execute the solution notebooks whose stored run (solutions/executed/, shown on the site) is stale (ARGS=--check only lists them)
+	$(PY) tools/execute_solutions.py $(ARGS)
 
 nbgrader: install   ## write nbgrader-course/: an nbgrader course folder (source/, config) from solutions/source/
 	$(PY) tools/nbgrader_course.py

@@ -198,9 +198,12 @@ def lint_source(source: Source, path: str, config: Config | None = None) -> list
         return []
     problems = []
     parsed_lines = source.text.split("\n")
+    shown = _displayed_lines(source)
     for finding in findings:
         if not config.wants(finding.code) or not 0 < finding.line <= len(source.origin):
             continue
+        if finding.code == "DL101" and finding.col == 1 and finding.line in shown:
+            continue  # a notebook cell's last expression is displayed, not thrown away
         cell, line = source.origin[finding.line - 1]
         parsed = parsed_lines[finding.line - 1] if finding.line <= len(parsed_lines) else ""
         col = len(parsed.encode("utf-8")[:finding.col - 1].decode("utf-8", errors="ignore")) + 1  # ast counts bytes
@@ -209,6 +212,15 @@ def lint_source(source: Source, path: str, config: Config | None = None) -> list
             continue
         problems.append(Problem(path, line, col, finding.code, finding.params, cell, finding.fix, finding.line))
     return problems
+
+
+def _displayed_lines(source: Source) -> set[int]:
+    """The parsed lines (1-based) that end a notebook cell's code: Jupyter displays a last expression."""
+    last: dict[int, int] = {}
+    for index, (cell, _) in enumerate(source.origin):
+        if cell is not None and source.lines[index].strip() and not source.lines[index].lstrip().startswith("#"):
+            last[cell] = index + 1
+    return set(last.values())
 
 
 def _lint_cells_one_by_one(source: Source, path: str, config: Config) -> list[Problem]:

@@ -141,3 +141,11 @@ def test_exclude_applies_below_the_folder_named(tmp_path: Path) -> None:
     config = config_from_toml('[tool.devicelab.lint]\nexclude = ["labs"]\n')
     assert [p.relative_to(tmp_path).as_posix() for p in iter_files([tmp_path], config)] == ["src/train.py"]
     assert [p.name for p in iter_files([tmp_path / "labs"], config)] == ["train.py"]  # named: linted
+
+
+def test_a_cells_last_expression_is_displayed_not_thrown_away(tmp_path: Path) -> None:
+    notebook = write_notebook(tmp_path / "show.ipynb", [
+        ("code", "import torch\nx = torch.zeros(3)\nx.to('cuda')\nprint(x.device)"),
+        ("code", "x.to('cuda')\n# Jupyter shows the moved copy"),
+    ])
+    assert [(p.cell, p.line, p.code) for p in lint_file(notebook, Config())] == [(1, 3, "DL101")]

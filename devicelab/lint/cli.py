@@ -13,7 +13,8 @@ from .rules import RULES
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Lint the paths given; print the findings; 1 when there are any, 0 when none, 2 on a usage error."""
+    """Lint the paths given; print the findings; 1 when there are any (or a file cannot be parsed), 0 when none,
+    2 on a usage error."""
     parser = argparse.ArgumentParser(prog="python -m devicelab.lint",
                                      description="Find the device mistakes of chapters 01-09 before the code runs.")
     parser.add_argument("paths", nargs="*", default=["."], help=".py files, .ipynb notebooks or folders (default: .)")
@@ -40,7 +41,10 @@ def main(argv: list[str] | None = None) -> int:
     if missing:
         print(f"no such file or folder: {', '.join(missing)}", file=sys.stderr)
         return 2
-    problems = [p for path in files for p in lint_file(path, config)]
+    unread: list[str] = []
+    problems = [p for path in files for p in lint_file(path, config, unread=unread)]
+    for line in unread:
+        print(line, file=sys.stderr)
 
     if args.fix or args.diff:
         from .fix import apply_fixes
@@ -56,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
     else:
         for problem in problems:
             print(problem.render(lang))
-    return 1 if problems else 0
+    return 1 if problems or unread else 0
 
 
 def _config(args: argparse.Namespace) -> Config:

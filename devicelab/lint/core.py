@@ -68,7 +68,7 @@ class Problem:
 
     def render(self, lang: str) -> str:
         """`path:line:col CODE message — chapter link`."""
-        return f"{self.location()}: {self.code} {self.message(lang)} — {chapter_url(RULES[self.code].chapter, lang)}"
+        return f"{self.location()} {self.code} {self.message(lang)} — {chapter_url(RULES[self.code].chapter, lang)}"
 
     def as_dict(self, lang: str) -> dict[str, object]:
         """The finding for --format json."""
@@ -187,14 +187,18 @@ def analyse(text: str) -> list[Finding]:
     return Analysis(ast.parse(text)).run()
 
 
-def lint_source(source: Source, path: str, config: Config | None = None) -> list[Problem]:
-    """The problems of one parsed source, placed back in its file, noqa and configuration applied."""
+def lint_source(source: Source, path: str, config: Config | None = None,
+                unread: list[str] | None = None) -> list[Problem]:
+    """The problems of one parsed source, placed back in its file, noqa and configuration applied (a script
+    that does not parse is added to `unread`; a notebook is read without its broken cells)."""
     config = config or Config()
     try:
         findings = analyse(source.text)
-    except SyntaxError:
+    except SyntaxError as error:
         if source.origin and source.origin[0][0] is not None:
             return _lint_cells_one_by_one(source, path, config)
+        if unread is not None:
+            unread.append(f"{path}:{error.lineno}:{error.offset}: cannot parse ({error.msg})")
         return []
     problems = []
     parsed_lines = source.text.split("\n")
@@ -258,13 +262,16 @@ def lint_text(text: str, path: str = "<string>", config: Config | None = None) -
     return lint_source(script_source(text), path, config)
 
 
-def lint_file(path: Path, config: Config | None = None, shown: str | None = None) -> list[Problem]:
-    """The problems of one .py or .ipynb file."""
+def lint_file(path: Path, config: Config | None = None, shown: str | None = None,
+              unread: list[str] | None = None) -> list[Problem]:
+    """The problems of one .py or .ipynb file; a file that cannot be read or parsed is added to `unread`."""
     try:
         source = read_source(path)
-    except (OSError, ValueError):
+    except (OSError, ValueError) as error:
+        if unread is not None:
+            unread.append(f"{shown or path}: cannot read ({error})")
         return []
-    return lint_source(source, shown or str(path), config)
+    return lint_source(source, shown or str(path), config, unread)
 
 
 def iter_files(paths: Iterable[str | Path], config: Config | None = None) -> Iterator[Path]:

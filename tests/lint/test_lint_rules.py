@@ -94,7 +94,7 @@ def test_the_command_line_text_json_languages_and_exit_status(tmp_path: Path, ca
     script.write_text("import torch\nstate = torch.load('ckpt.pt')\n", encoding="utf-8")
     assert main([str(script), "--config", "/dev/null", "--lang", "en"]) == 1
     line = capsys.readouterr().out.strip()
-    assert line.startswith(f"{script}:2:9: DL701 torch.load without map_location")
+    assert line.startswith(f"{script}:2:9 DL701 torch.load without map_location")
     assert line.endswith("— https://devicelab-course.github.io/pytorch-device-errors/07-checkpoints/")
     assert main([str(script), "--config", "/dev/null", "--lang", "zh", "--format", "json"]) == 1
     [entry] = json.loads(capsys.readouterr().out)
@@ -149,3 +149,10 @@ def test_a_cells_last_expression_is_displayed_not_thrown_away(tmp_path: Path) ->
         ("code", "x.to('cuda')\n# Jupyter shows the moved copy"),
     ])
     assert [(p.cell, p.line, p.code) for p in lint_file(notebook, Config())] == [(1, 3, "DL101")]
+
+
+def test_a_script_that_does_not_parse_is_reported_not_passed(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    script = tmp_path / "broken.py"
+    script.write_text("import torch\ndef train(:\n", encoding="utf-8")
+    assert main([str(script), "--config", "/dev/null"]) == 1
+    assert "broken.py:2:" in capsys.readouterr().err

@@ -78,15 +78,14 @@ class Kernel:
         return "".join(printed), (error[0] if error else None)
 
     def verdict(self, exercise: str) -> dict[str, str]:
-        """The check's verdict on the kernel's state, and what `exN.check()` printed."""
+        """The check's verdict on the kernel's state: its status and the message `exN.check()` prints."""
         code = (f"import json as _json\n_v = {exercise}.evaluate(globals())\n"
-                f"print({MARK!r} + _json.dumps({{'status': _v.status, 'message': _v.message()}}))\n"
-                f"{exercise}.check()\n")
+                f"print({MARK!r} + _json.dumps({{'status': _v.status, 'message': _v.message()}}))\n")
         printed, error = self.run(code)
         if error is not None:
             return {"status": "raised", "message": error}
         line = next(line for line in printed.splitlines() if line.startswith(MARK))
-        return {**json.loads(line[len(MARK):]), "printed": printed.split("\n", 1)[-1]}
+        return json.loads(line[len(MARK):])
 
     def close(self) -> None:
         self.client.stop_channels()

@@ -97,9 +97,6 @@ class Value:
         return self.items[index] if self.kind == "tuple" and index < len(self.items) else None
 
 
-TENSOR = Value("tensor")
-UNKNOWN: Value | None = None
-
 
 @dataclass
 class Finding:
@@ -199,6 +196,8 @@ def canonical(name: str | None) -> str | None:
 
 @dataclass
 class ClassInfo:
+    """A class of the file: its node, its bases (dotted names from imports, or local names) and its methods."""
+
     node: ast.ClassDef
     bases: list[str]  # resolved dotted names, or local class names
     methods: dict[str, ast.FunctionDef]
@@ -327,9 +326,8 @@ class Analysis:
             return None
         self._returning.add(name)
         fn = self.functions[name]
-        env = dict(self.stable_globals())
+        env = dict(self._stable)
         env.update(self.parameter_values(fn))
-        values = []
         walker = Walker(self, env, report=False)
         walker.block(fn.body)
         values = walker.returned
@@ -371,10 +369,6 @@ class Analysis:
             if arg is not None:
                 env[arg.arg] = None
         return env
-
-    def stable_globals(self) -> dict[str, Value | None]:
-        """Module-level names a function may read: those whose every assignment gives the same kind."""
-        return self._stable
 
     def value(self, node: ast.expr, env: dict[str, Value | None]) -> Value | None:
         """What the linter knows about an expression's value (None: unknown)."""
@@ -1157,23 +1151,28 @@ class Walker:
         return self.a.value(node, self.env)
 
     def track_moves(self, call: ast.Call) -> None:
-        """`model.to(device)` / `model.cuda()` moves a module in place."""
-        if not (isinstance(call.func, ast.Attribute) and call.func.attr in ("to", "cuda") and isinstance(
+        """`model.to(device)` / `model.cuda()` / `model.cpu()` move a module in place."""
+        if not (isinstance(call.func, ast.Attribute) and call.func.attr in DEVICE_MOVES and isinstance(
                 call.func.value, ast.Name)):
             return
         self.moved(call.func.value.id, call)
 
     def moved(self, name: str, call: ast.Call) -> None:
         names_device, cpu = self.a.move_target(call, self.env)
-        if not names_device or cpu:
+        if not names_device:
             return
         value = self.env.get(name)
-        if value is not None and value.kind == "param" and call in self._statement_calls:
+        if value is not None and value.kind == "param" and call in self._statement_calls and not cpu:
             # `model.to(device)` as a statement on something handed in: a module (a tensor would be DL101's
             # business, and calling it afterwards shows it is a module)
-            value = Value("module", name=value.name)
-        if value is not None and value.kind == "module":
-            self.env[name] = replace(value, device=True)
+            value = Value("module")
+        if value is None or value.kind != "module":
+            return
+        self.env[name] = replace(value, device=not cpu)
+        if self.module_level:  # moved in place: a function cannot tell whether it runs before or after
+            self._kinds.setdefault(name, set()).add("moved in place")
+            self.stable.pop(name, None)
+        if not cpu:
             for load, optimizer in self.pending_loads.pop(name, []):
                 if self.report:
                     self.a.add("DL702", load, optimizer=optimizer, model=name)

@@ -53,7 +53,8 @@ class Lab:
         line what it shows on one, and show the expected output, labelled as expected."""
         if (self.device.type == needs) if needs else is_accelerator(self.device):
             return
-        print(text("gpu_note.line", device=self.device, what=text(f"gpu_note.{key}")))
+        line = "gpu_note.line_cuda" if needs == "cuda" else "gpu_note.line"
+        print(text(line, device=self.device, what=text(f"gpu_note.{key}")))
         if expected is not None:
             print(text("gpu_note.expected"))
             print("    " + expected)

@@ -86,6 +86,10 @@ CATALOGUE: dict[str, dict[str, str]] = {
         "en": "(No GPU here, device: {device}.) On a GPU {what}",
         "zh": "（这里没有 GPU，设备是 {device}。）在 GPU 上，{what}",
     },
+    "gpu_note.line_cuda": {
+        "en": "(No CUDA GPU here, device: {device}.) On a CUDA GPU {what}",
+        "zh": "（这里没有 CUDA GPU，设备是 {device}。）在 CUDA GPU 上，{what}",
+    },
     "gpu_note.expected": {
         "en": "Expected on a CUDA GPU (not run here):",
         "zh": "在 CUDA GPU 上预期的输出（这里没有运行）：",
@@ -108,9 +112,9 @@ CATALOGUE: dict[str, dict[str, str]] = {
         "zh": "这一行会显示 GRU 在 GPU 上，而普通属性 `mean` 仍在 CPU 上。",
     },
     "gpu_note.ch08.half_conv": {
-        "en": "with CUDA this cell runs the `.half()` batch through the GPU's convolution, which words its dtype "
-        "error with the legacy type names.",
-        "zh": "有 CUDA 时，这个单元会让 `.half()` 批次经过 GPU 上的卷积，那里的 dtype 报错用的是旧式类型名。",
+        "en": "this cell runs the `.half()` batch through the GPU's convolution, whose dtype error uses the legacy "
+        "CUDA type names.",
+        "zh": "这个单元会让 `.half()` 批次经过 GPU 上的卷积，它的 dtype 报错用的是旧式的 CUDA 类型名。",
     },
     "measure.what.autocast_step": {
         "en": "On a CUDA GPU it times one training step of a 4096-wide network in float32 and under float16 "

@@ -66,3 +66,33 @@ def test_a_printed_solution_reads_in_chinese_in_a_chinese_notebook_with_the_same
                      or (t.type == tokenize.STRING and t.string.startswith('"""'))]
             untranslated = [p for p in prose if not any("\u4e00" <= ch <= "\u9fff" for ch in p)]
             assert not untranslated, (exercise.solution_key, untranslated)
+
+
+def test_a_gpu_only_cell_says_what_a_gpu_shows_and_labels_the_expected_output(capsys):
+    import torch
+
+    from devicelab.lab import Lab
+    from devicelab.messages import set_language
+
+    try:
+        for lang in ("en", "zh"):
+            set_language(lang)
+            Lab("05-inside", lang, torch.device("cpu")).gpu_note("ch05.devices", expected="mean: cpu | gru: cuda:0")
+            lines = capsys.readouterr().out.splitlines()
+            assert len(lines) == 3 and "GPU" in lines[0] and "CUDA GPU" in lines[1], lines
+            assert lines[2] == "    mean: cpu | gru: cuda:0"
+        set_language("en")
+        Lab("08-amp", "en", torch.device("cuda")).gpu_note("ch08.half_conv", needs="cuda", expected="x")
+        assert capsys.readouterr().out == ""  # on the GPU the cell itself shows it
+        Lab("08-amp", "en", torch.device("mps")).gpu_note("ch08.half_conv", needs="cuda")
+        assert capsys.readouterr().out.startswith("(No CUDA GPU here, device: mps.)")
+    finally:
+        set_language("en")
+
+
+def test_the_proof_caption_says_what_the_curve_shows_from_its_own_numbers():
+    from devicelab.lab import caption
+
+    moving = caption([0.68, 0.40, 0.20], [0.60, 0.90, 0.99])
+    assert "from 0.680 to 0.200" in moving and "from 0.60 to 0.99" in moving and "learning" in moving
+    assert "not learning" in caption([0.68, 0.67, 0.66], None, "step")

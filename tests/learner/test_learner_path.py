@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from path import BLANK, ROOT, gives_the_answer, walk
+from learner_path import BLANK, ROOT, gives_the_answer, walk
 
 from devicelab.checks import explains_meta
 

@@ -1,6 +1,6 @@
 """The learner's-path rules themselves: a hint that is the answer is caught, a partial line is not."""
 
-from path import ROOT, answer_lines, gives_the_answer
+from learner_path import ROOT, answer_lines, gives_the_answer
 
 
 def test_a_hint_that_spells_the_answer_line_is_caught():

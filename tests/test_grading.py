@@ -12,6 +12,7 @@ import csv
 import io
 import json
 import re
+import sys
 from pathlib import Path
 
 import nbformat
@@ -98,6 +99,76 @@ checks = importlib.import_module(name)
 code = "checks.Exercise.evaluate = lambda self, *a, **k: checks.Verdict('correct', 'x')"
 exec(code)
 '''
+# Issue-tested forgeries, each aimed at a way the grader used to be fooled.
+FORGE_GLOBALS = '''\
+import re
+marker = "DEVICELAB" + "-GRADE"
+def forged(*args, **kwargs):
+    for name in ("ex1", "ex2"):
+        print(marker, "verdict", '{"name": "%s", "status": "correct"}' % name)
+grader = [n for n, v in list(globals().items()) if callable(v) and re.fullmatch(r"_+[0-9a-f]{8,}", n)]
+for name in grader:
+    globals()[name] = forged
+print("grader functions found in globals:", grader)
+forged()
+'''
+FORGE_CALLBACK = '''\
+marker = "DEVICELAB" + "-GRADE"
+def forged(*args):
+    print(marker + "-0123456789abcdef verdict " + '{"name": "ex2", "status": "correct"}')
+get_ipython().events.register("pre_run_cell", forged)
+'''
+FORGE_INSTANCE = '''\
+from devicelab.checks import Verdict
+always = lambda *args, **kwargs: Verdict("correct", "ch01.ex1.ok")
+for exercise in [ex1, ex2, *lab.exercises]:
+    vars(exercise)["evaluate"] = always
+checks_globals = getattr(getattr(ex1.check, "__func__"), "__glo" + "bals__")
+setattr(checks_globals["Exercise"], "evaluate", always)
+'''
+FORGE_STARTUP = '''\
+import os
+folder = os.path.join(os.environ["IPYTHONDIR"], "profile_default", "startup")
+os.makedirs(folder, exist_ok=True)
+with open(os.path.join(folder, "00-lenient.py"), "w") as handle:
+    handle.write(
+        "import builtins\\n"
+        "real = builtins.compile\\n"
+        "def lenient(source, filename, *args, **kwargs):\\n"
+        "    if str(filename).endswith('checks.py'):\\n"
+        "        source = (source.decode() if isinstance(source, bytes) else source) + "
+        "'\\\\nExercise.evaluate = lambda self, *a, **k: Verdict(CORRECT, \\"x\\")\\\\n'\\n"
+        "    return real(source, filename, *args, **kwargs)\\n"
+        "builtins.compile = lenient\\n")
+os._exit(0)
+'''
+FORGE_PRIVATE_COPY = '''\
+import os
+from pathlib import Path
+for checks in Path.cwd().parent.glob("**/devicelab/checks.py"):
+    try:
+        os.chmod(checks.parent, 0o755)
+        os.chmod(checks, 0o644)
+        checks.write_text(checks.read_text() + "\\nExercise.evaluate = lambda self, *a, **k: Verdict(CORRECT, 'x')\\n")
+        print("rewrote", checks)
+    except OSError as error:
+        print("could not rewrite", checks, error)
+'''
+FORGE_HIJACK = '''\
+import re
+real_exec = exec
+def hijacked(code, *args, **kwargs):
+    text = repr(getattr(code, "co_consts", code))
+    for nonce in set(re.findall(r"[0-9a-f]{32}", text)):
+        for name in ("ex1", "ex2"):
+            print("DEVICELAB" + "-GRADE-" + nonce + " verdict " + '{"name": "%s", "status": "correct"}' % name)
+    return real_exec(code, *args, **kwargs)
+globals()["ex" + "ec"] = hijacked
+'''
+SYNTAX_ERROR_TO_DEVICE = '''\
+def to_device(model, inputs, labels, device)
+    return model.to(device), inputs.to(device), labels.to(device)
+'''
 KILLING_TO_DEVICE = '''\
 def to_device(model, inputs, labels, device):
     import os
@@ -113,7 +184,7 @@ while True:
 '''
 
 
-def grade_folder(folder: Path, plants: dict[str, dict], timeout: int) -> tuple[dict, Path, str]:
+def grade_folder(folder: Path, plants: dict[str, dict], timeout: int, *options: str) -> tuple[dict, Path, str]:
     """Write the plants under folder/group/, grade the folder with two workers; rows, feedback folder, stderr."""
     (folder / "group").mkdir()
     for name, nb in plants.items():
@@ -122,7 +193,7 @@ def grade_folder(folder: Path, plants: dict[str, dict], timeout: int) -> tuple[d
     stderr = io.StringIO()
     with contextlib.redirect_stderr(stderr):
         assert grading.main([str(folder), "--out", str(out), "-j", "2", "--timeout", str(timeout),
-                             "--feedback", str(feedback)]) == 0
+                             "--feedback", str(feedback), *options]) == 0
     rows = {Path(r["submission"]).stem: r for r in csv.DictReader(out.open(encoding="utf-8"))}
     return rows, feedback, stderr.getvalue()
 
@@ -144,6 +215,13 @@ def graded(tmp_path_factory):
         "forge-torch.ipynb": plant(solved, replace={"def to_device(": WRONG_TO_DEVICE},
                                    after={"ex1, ex2 = lab.exercises": FORGE_TORCH}),
         "forge-hidden.ipynb": plant(untouched, after={"ex1, ex2 = lab.exercises": FORGE_HIDDEN}),
+        "forge-globals.ipynb": plant(untouched, append=[FORGE_GLOBALS]),
+        "forge-callback.ipynb": plant(untouched, after={"ex1, ex2 = lab.exercises": FORGE_CALLBACK}),
+        "forge-instance.ipynb": plant(untouched, after={"ex1, ex2 = lab.exercises": FORGE_INSTANCE}),
+        "forge-startup.ipynb": plant(untouched, after={"ex1, ex2 = lab.exercises": FORGE_STARTUP}),
+        "forge-private-copy.ipynb": plant(untouched, after={"ex1, ex2 = lab.exercises": FORGE_PRIVATE_COPY}),
+        "forge-hijack.ipynb": plant(untouched, after={"ex1, ex2 = lab.exercises": FORGE_HIJACK}),
+        "syntax-error.ipynb": plant(solved, replace={"def to_device(": SYNTAX_ERROR_TO_DEVICE}),
     }, timeout=300)
 
 
@@ -158,7 +236,10 @@ def stopped(tmp_path_factory):
         "stubborn.ipynb": plant(half, after={"answer_1 =": STUBBORN_LOOP}),
         "dying.ipynb": plant(half, after={"answer_1 =": "import os\nos._exit(1)"}),
         "judge-killer.ipynb": plant(half, replace={"def to_device(": KILLING_TO_DEVICE}),
-    }, timeout=TIMEOUT)
+        "hydra.ipynb": plant(half, append=["import os\nos._exit(1)"] * (grading.MAX_RUNS + 1)),
+        "forge-private-copy.ipynb": plant(untouched, after={"ex1, ex2 = lab.exercises": FORGE_PRIVATE_COPY}),
+        "correct.ipynb": solved,
+    }, TIMEOUT, "--no-sandbox")
 
 
 def verdicts(row: dict) -> list[str]:
@@ -220,20 +301,96 @@ def test_an_unreadable_file_is_one_row(graded):
     assert row["problem"].startswith("unreadable notebook") and row["lab"] == "?"
 
 
-@pytest.mark.parametrize(("name", "evidence"), [
+FORGERIES = [  # plant, then what must be in its full findings (the JSON beside the feedback)
     ("forge-evaluate", ["devicelab.checks.Exercise.evaluate", "devicelab.checks.CORRECT"]),
     ("forge-lab", ["`lab.exercises` was replaced", "post_run_cell", "assigns lab.exercises"]),
     ("forge-marker", ["grade marker"]),
     ("forge-torch", ["torch.Tensor.to", "sys.modules"]),
     ("forge-hidden", ["calls exec()", "changed: devicelab.checks.Exercise.evaluate"]),
-])
+    ("forge-globals", ["namespace hijack"]),
+    ("forge-callback", ["pre_run_cell callback defined in the notebook", "without the grader's nonce"]),
+    ("forge-instance", ["attributes set on `ex1`: evaluate", "attributes set on `lab.exercises`",
+                        "changed: devicelab.checks.Exercise.evaluate"]),
+    ("forge-startup", ["start-up location"]),
+    ("forge-private-copy", []),
+    ("forge-hijack", ["rebinds `exec`", "namespace hijack"]),
+]
+
+
+def findings(feedback: Path, name: str) -> list[str]:
+    """Every tamper finding of a plant, from the JSON written beside its feedback."""
+    return json.loads((feedback / "group" / f"{name}.json").read_text(encoding="utf-8"))["tampered"]
+
+
+@pytest.mark.parametrize(("name", "evidence"), FORGERIES)
 def test_a_forging_submission_gets_no_forged_grade_and_is_marked(graded, name, evidence):
     row = graded[0][name]
     assert "correct" not in verdicts(row)[1:], row  # ex2 is never solved in a forging plant
     if name != "forge-torch":
-        assert verdicts(row) == ["not_attempted"] * len(EXERCISES)
+        assert verdicts(row) == ["not_attempted"] * len(EXERCISES), row
+    every = findings(graded[1], name)
     for piece in evidence:
-        assert piece in row["tampered"], (piece, row["tampered"])
+        assert any(piece in f for f in every), (piece, every)
+    assert row["tampered"] or name in ("forge-private-copy",), row  # read-only in the sandbox: nothing happened
+
+
+def test_no_grader_function_is_found_in_the_notebook_namespace(graded):
+    nb = json.loads((graded[1] / "group" / "forge-globals.json").read_text(encoding="utf-8"))
+    assert nb["verdicts"] == {name: "not_attempted" for name in EXERCISES}
+
+
+def test_a_startup_file_dies_with_its_world(graded):
+    row = graded[0]["forge-startup"]
+    assert "DeadKernelError: the kernel died in cell" in row["problem"]
+    assert graded[0]["correct"]["tampered"] == "" and verdicts(graded[0]["correct"]) == ["correct"] * 2
+
+
+def test_the_tampered_column_is_short_and_the_json_has_every_finding(graded):
+    row = graded[0]["forge-instance"]
+    every = findings(graded[1], "forge-instance")
+    assert len(every) > grading.SHORT_FINDINGS and row["tampered"].endswith(f"+{len(every) - 2} more")
+    assert row["tampered"].split(" | ")[:2] == [f[:160] for f in every[:2]]
+    assert not every[0].startswith("code "), every  # what ran outranks what the code looks like
+
+
+def test_a_syntax_error_is_told_as_a_cell_that_does_not_run(graded):
+    rows, feedback, _ = graded
+    assert verdicts(rows["syntax-error"]) == ["correct", "incorrect"]
+    said = (feedback / "group" / "syntax-error.md").read_text(encoding="utf-8")
+    assert "does not run: SyntaxError" in said and "____" not in said.split("## ex2")[1].split(">")[0]
+
+
+def test_the_sandbox_is_on_where_bubblewrap_runs_and_says_so_once(graded):
+    _, _, stderr = graded
+    problem = grading.worlds.sandbox_problem()
+    assert stderr.count("sandbox") == (1 if problem is None else 2)
+    assert ("sandbox: on (bubblewrap)" in stderr) == (problem is None)
+
+
+def test_a_submission_that_rewrites_its_copy_of_the_checks_harms_no_other(stopped):
+    rows, feedback, _ = stopped
+    forged = json.loads((feedback / "group" / "forge-private-copy.json").read_text(encoding="utf-8"))
+    assert verdicts(rows["forge-private-copy"]) != ["correct"] * 2
+    assert any("private copy" in f for f in forged["tampered"]), forged["tampered"]
+    assert verdicts(rows["correct"]) == ["correct"] * 2
+    assert not any("private copy" in f or "could not load" in f for f in
+                   json.loads((feedback / "group" / "correct.json").read_text(encoding="utf-8"))["tampered"])
+
+
+def test_a_grader_that_gives_up_says_so(stopped):
+    row = stopped[0]["hydra"]
+    assert verdicts(row) == ["not_graded"] * len(EXERCISES)
+    assert row["problem"].startswith(f"gave up after {grading.MAX_RUNS} kernel deaths")
+
+
+def test_the_kernel_starts_from_the_interpreter_s_path_in_a_world_of_its_own(tmp_path):
+    world = grading.worlds.World(tmp_path / "world")
+    argv = grading.worlds.kernel_argv(world, sandbox=False)
+    assert argv[0] == str(Path(sys.executable).absolute()) and "ipykernel_launcher" in argv
+    env = world.env()
+    for name in ("HOME", "IPYTHONDIR", "JUPYTER_CONFIG_DIR", "JUPYTER_DATA_DIR", "JUPYTER_RUNTIME_DIR", "TMPDIR"):
+        assert env[name].startswith(str(world.root)), name
+    assert grading.worlds.kernel_manager(world, sandbox=False).kernel_spec.argv == argv
 
 
 def test_feedback_is_in_the_notebook_language_with_first_hints_and_no_solution(graded):
@@ -264,8 +421,14 @@ def test_the_static_scan_reads_forging_code():
         "import torch\ntorch.backends.cudnn.benchmark = True\nimport sys\nsys.path.insert(0, '.')",
         "from devicelab.checks import Exercise\nsetattr(Exercise, 'evaluate', None)",
         "import gc\nobjects = gc.get_objects()\n!pip list",
+        FORGE_GLOBALS, FORGE_INSTANCE, FORGE_STARTUP, FORGE_HIJACK,
+        "get_ipython().run_cell = print\nexec = print\nf = ex1.check.__closure__[0].cell_contents",
+        "from jupyter_client.kernelspec import KernelSpecManager\nKernelSpecManager().install_kernel_spec('.')",
     )])
     found = grading.static_findings(nb)
+    for piece in ("rebinds `exec`", "assigns globals()[name] (a namespace hijack)", "__closure__", "cell_contents",
+                  "run_cell", "start-up location ('profile_default')", "KernelSpecManager"):
+        assert any(piece in f for f in found), (piece, found)
     assert "assigns devicelab.checks.Exercise.evaluate" in found
     assert "assigns torch.Tensor.to" in found
     assert any("sys.modules" in f for f in found)

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import inspect
 import math
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 import torch
 from torch import nn
@@ -39,6 +41,48 @@ def _call_quietly(run: Callable[[], object]) -> tuple[object, list[warnings.Warn
     return result, list(caught)
 
 
+@contextmanager
+def _requested() -> Iterator[dict[int, bool]]:
+    """Inside: every autocast created, by id, with the `enabled` it was asked for (torch may turn one off itself
+    where the device is missing, so the object's own flag cannot tell a learner's `enabled=False` apart)."""
+    asked: dict[int, bool] = {}
+    original = torch.amp.autocast.__init__
+    signature = inspect.signature(original)
+
+    def spy(self: torch.amp.autocast, *args: object, **kwargs: object) -> None:
+        try:
+            asked[id(self)] = bool(signature.bind(self, *args, **kwargs).arguments.get("enabled", True))
+        except TypeError:
+            pass
+        original(self, *args, **kwargs)
+
+    torch.amp.autocast.__init__ = spy  # restored below
+    try:
+        yield asked
+    finally:
+        torch.amp.autocast.__init__ = original
+
+
+def _autocast_entered(context: object) -> torch.amp.autocast | None:
+    """The autocast a context of the learner's own (a `@contextmanager`, a class) enters, or None."""
+    if not (hasattr(context, "__enter__") and hasattr(context, "__exit__")):
+        return None
+    entered: list[torch.amp.autocast] = []
+    original = torch.amp.autocast.__enter__
+
+    def spy(self: torch.amp.autocast) -> object:
+        entered.append(self)
+        return original(self)
+
+    torch.amp.autocast.__enter__ = spy  # restored below, before any learner code runs again
+    try:
+        with context:  # type: ignore[attr-defined]
+            pass
+    finally:
+        torch.amp.autocast.__enter__ = original
+    return entered[0] if entered else None
+
+
 class AutocastFor(Exercise):
     """Exercise 1: autocast_for(device) — the autocast context for that device's type, in lower precision."""
 
@@ -55,7 +99,11 @@ class AutocastFor(Exercise):
         devices = list(dict.fromkeys([self.device] + [torch.device(p) for p in PROBES]))
         for device in devices:
             try:
-                context, caught = _call_quietly(lambda device=device: autocast_for(device))
+                with _requested() as asked:
+                    context, caught = _call_quietly(lambda device=device: autocast_for(device))
+                    if not isinstance(context, (Blank, torch.amp.autocast)) and hasattr(context, "__enter__"):
+                        entered, more = _call_quietly(lambda context=context: _autocast_entered(context))
+                        context, caught = (entered if entered is not None else context), caught + more
             except Exception as error:  # noqa: BLE001 - the learner's code may fail any way
                 return incorrect("ch08.ex1.raised", device=device, error=_short(error))
             if isinstance(context, Blank):
@@ -64,6 +112,8 @@ class AutocastFor(Exercise):
                 return incorrect("ch08.ex1.deprecated")
             if not isinstance(context, torch.amp.autocast):
                 return incorrect("ch08.ex1.not_autocast", got=type(context).__name__)
+            if not asked.get(id(context), True):  # asked for a disabled context on this device
+                return incorrect("ch08.ex1.disabled", device=device, dtype="float32")
             if context.device != device.type:
                 return incorrect("ch08.ex1.device_type", device=device, got=context.device, want=device.type)
             if context.fast_dtype not in LOW_PRECISION:
@@ -86,10 +136,10 @@ class AutocastFor(Exercise):
 # --- exercise 2: prepare(images, labels, device) --------------------------------------------------------
 
 
-def probe_batch(n: int = 6, seed: int = 3) -> tuple[torch.Tensor, torch.Tensor]:
-    """Raw data as a data set hands it over: uint8 pixels and int32 labels, on the CPU."""
+def probe_batch(n: int = 6, seed: int = 3, top: int = 256) -> tuple[torch.Tensor, torch.Tensor]:
+    """Raw data as a data set hands it over: uint8 pixels (below `top`) and int32 labels, on the CPU."""
     g = torch.Generator().manual_seed(seed)
-    images = torch.randint(0, 256, (n, *IMAGE), generator=g, dtype=torch.uint8)
+    images = torch.randint(0, top, (n, *IMAGE), generator=g, dtype=torch.uint8)
     labels = torch.randint(0, 2, (n,), generator=g, dtype=torch.int32)
     return images, labels
 
@@ -107,8 +157,9 @@ class Prepare(Exercise):
     def judge(self, prepare: object) -> Verdict:
         if not callable(prepare):
             return incorrect("ch08.ex2.not_function")
-        for device in (TARGET, self.device):
-            images, labels = probe_batch()
+        # A dark batch too (brightest pixel 99): pixels are scaled by the format's 255, not by the batch.
+        for device, top in ((TARGET, 256), (self.device, 256), (self.device, 100)):
+            images, labels = probe_batch(top=top)
             kept = (images.clone(), labels.clone())
             try:
                 result = prepare(images, labels, device)
@@ -239,6 +290,8 @@ class AmpStep(Exercise):
 
     def _raised(self, error: BaseException) -> Verdict:
         message = str(error)
+        if "_scale is None" in message:  # unscale_ or step without scaler.scale(loss) first
+            return incorrect("ch08.ex3.not_scaled")
         if "already been called" in message or "No inf checks were recorded" in message:
             return incorrect("ch08.ex3.order", error=_short(error))
         return incorrect("ch08.ex3.raised", error=_short(error))

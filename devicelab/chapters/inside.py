@@ -88,6 +88,42 @@ def probe_on_meta(run: Callable[[], object]) -> tuple[str | None, dict[str, obje
     return None, {}
 
 
+def stray_tensors(module: nn.Module, limit: int = 1000) -> list[str]:
+    """Tensors a module (or a submodule) holds outside its parameters and buffers: `.to()` never moves them."""
+    moved = {id(t) for t in module.parameters()} | {id(t) for t in module.buffers()}
+    found: list[str] = []
+    for prefix, sub in module.named_modules():
+        stack = [(f"{prefix}.{k}" if prefix else k, v) for k, v in vars(sub).items()
+                 if k not in ("_parameters", "_buffers", "_modules")]
+        while stack and len(found) < limit:
+            name, value = stack.pop()
+            if isinstance(value, torch.Tensor):
+                if id(value) not in moved:
+                    found.append(name)
+            elif isinstance(value, (list, tuple)):
+                stack += [(f"{name}[{i}]", v) for i, v in enumerate(value[:limit])]
+            elif isinstance(value, dict):
+                stack += [(f"{name}[{k!r}]", v) for k, v in list(value.items())[:limit]]
+    return sorted(found)
+
+
+def restored(build: Callable[[torch.Tensor, torch.Tensor], nn.Module], mean: torch.Tensor, std: torch.Tensor,
+             x: torch.Tensor) -> list[str]:
+    """Which statistics a checkpoint fails to bring back: a module built with other ones, given the first one's
+    state_dict, must compute the same output (the proof does exactly that)."""
+    missing = []
+    torch.manual_seed(0)
+    saved = build(mean.clone(), std.clone()).eval()
+    want = saved(x)
+    for what, other in (("mean", (torch.zeros_like(mean), std.clone())), ("std", (mean.clone(), torch.ones_like(std)))):
+        torch.manual_seed(1)
+        fresh = build(*other).eval()
+        fresh.load_state_dict(saved.state_dict())
+        if not torch.allclose(fresh(x), want):
+            missing.append(what)
+    return missing
+
+
 # --- exercise 1: Standardize ----------------------------------------------------------------------------
 
 
@@ -122,14 +158,19 @@ class StandardizeModule(Exercise):
             on_meta = on_meta if isinstance(on_meta, nn.Module) else None
         except Exception as error:  # noqa: BLE001
             return incorrect("ch05.ex1.raised", error=_short(error))
+        strays = stray_tensors(on_meta) if on_meta is not None else []
+        if strays:  # whatever forward does towards meta, these stay where they were made
+            return incorrect("ch05.ex1.left_on_cpu", error=f"self.{strays[0]} is a plain tensor attribute")
         key, params = probe_on_meta(lambda: on_meta(torch.zeros(4, FEATURES, device=TARGET)))
         if key is not None:
             return incorrect(f"ch05.ex1.{key}", **params)
         state = module.state_dict()
-        saved = [value for value in state.values() if isinstance(value, torch.Tensor)]
-        for want, what in ((mean, "mean"), (std, "std")):
-            if not any(t.shape == want.shape and torch.equal(t.detach().cpu(), want) for t in saved):
-                return incorrect("ch05.ex1.not_saved", what=what, keys=", ".join(state) or "—")
+        try:
+            lost = restored(Standardize, mean, std, torch.arange(12, dtype=torch.float32).reshape(4, FEATURES))
+        except Exception as error:  # noqa: BLE001
+            return incorrect("ch05.ex1.raised", error=_short(error))
+        if lost:
+            return incorrect("ch05.ex1.not_saved", what=lost[0], keys=", ".join(state) or "—")
         # On the lab's device: the values.
         try:
             here = Standardize(mean.clone(), std.clone()).to(self.device)
@@ -162,8 +203,8 @@ class StartState(Exercise):
         if not callable(start_state):
             return incorrect("ch05.ex2.not_function")
         for device in (TARGET, self.device):
-            for batch, hidden in ((4, HIDDEN), (3, 5)):
-                x = torch.ones(batch, STEPS, FEATURES, device=device)
+            for batch, hidden, dtype in ((4, HIDDEN, torch.float32), (3, 5, torch.float64)):
+                x = torch.ones(batch, STEPS, FEATURES, device=device, dtype=dtype)
                 try:
                     h0 = start_state(x, hidden)
                 except Exception as error:  # noqa: BLE001
@@ -217,6 +258,9 @@ class Classifier(Exercise):
         try:
             model = build().to(self.device)
             model.eval()
+            # What the model is before forward ever runs: what .to() moves and an optimizer built now trains.
+            own = {id(m) for m in model.modules()}
+            weights = {id(p) for p in model.parameters()}
             inputs = x.to(self.device)
             with modules_called() as called:
                 first = model(inputs)
@@ -228,22 +272,26 @@ class Classifier(Exercise):
         if not isinstance(first, torch.Tensor) or tuple(first.shape) != (4, CLASSES):
             got = tuple(first.shape) if isinstance(first, torch.Tensor) else type(first).__name__
             return incorrect("ch05.ex3.shape", got=got, want=(4, CLASSES))
-        own = {id(m) for m in model.modules()}
         strangers = sorted({type(m).__name__ for m in called if id(m) not in own})
-        if strangers:
-            return incorrect("ch05.ex3.layer_in_forward", names=", ".join(strangers))
+        strangers += sorted({type(m).__name__ for m in model.modules() if id(m) not in own} - set(strangers))
+        if strangers or {id(p) for p in model.parameters()} != weights:
+            return incorrect("ch05.ex3.layer_in_forward", names=", ".join(strangers) or "nn.Parameter")
         if not isinstance(second, torch.Tensor) or not torch.equal(first, second):
             return incorrect("ch05.ex3.not_repeatable")
-        # The statistics must be in the state_dict, so that a checkpoint brings them back.
-        state = model.state_dict()
-        for want, what in ((mean, "mean"), (std, "std")):
-            if not any(isinstance(t, torch.Tensor) and t.shape == want.shape and torch.equal(t.cpu(), want)
-                       for t in state.values()):
-                return incorrect("ch05.ex3.not_saved", what=what)
+        # A checkpoint must bring the statistics back: the proof loads one into a model built with others.
+        try:
+            lost = restored(lambda m, s: SequenceClassifier(m, s), mean, std, x)
+        except Exception as error:  # noqa: BLE001
+            return incorrect("ch05.ex3.raised", error=_short(error))
+        if lost:
+            return incorrect("ch05.ex3.not_saved", what=lost[0])
         try:
             on_meta = build().to(TARGET)
         except Exception as error:  # noqa: BLE001
             return incorrect("ch05.ex3.raised", error=_short(error))
+        strays = stray_tensors(on_meta)
+        if strays:  # whatever forward does towards meta, these stay where they were made
+            return incorrect("ch05.ex3.left_on_cpu", error=f"self.{strays[0]} is a plain tensor attribute")
         key, params = probe_on_meta(lambda: on_meta(torch.zeros(4, STEPS, FEATURES, device=TARGET)))
         if key is not None:
             return incorrect(f"ch05.ex3.{key}", **params)

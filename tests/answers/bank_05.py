@@ -92,7 +92,37 @@ class Standardize(nn.Module):
     def forward(self, x):
         return x.sub(self.mean).div(self.std)
 ''', "correct"),
+    Answer("ex1", "right: one stacked buffer (a checkpoint brings it back like two)",
+           standardize('self.register_buffer("stats", torch.stack([mean, std]))',
+                       "return (x - self.stats[0]) / self.stats[1]"), "correct"),
+    Answer("ex1", "right: buffers registered from float64 copies, cast back in forward",
+           standardize('self.register_buffer("mean", mean.double())\n        self.register_buffer("std", std.double())',
+                       "return ((x - self.mean) / self.std).to(x.dtype)"), "correct"),
+    Answer("ex1", "hostile: buffers for meta and the checkpoint, plain attributes everywhere else",
+           standardize('self.register_buffer("saved_mean", mean.clone())\n'
+                       '        self.register_buffer("saved_std", std.clone())\n'
+                       "        self.mean, self.std = mean, std",
+                       "if x.is_meta:\n            return (x - self.saved_mean) / self.saved_std\n"
+                       "        return (x - self.mean) / self.std"), "incorrect"),
+    Answer("ex1", "hostile: buffers saved, plain copies moved in forward (the blog post's fix, disguised)",
+           standardize('self.register_buffer("mean", mean)\n        self.register_buffer("std", std)\n'
+                       "        self.copies = [mean.clone(), std.clone()]",
+                       "m, s = (t.to(x.device) for t in self.copies)\n        return (x - m) / s"), "incorrect"),
     # --- exercise 2: start_state ------------------------------------------------------------------------
+    Answer("ex2", "wrong: the input's device but the default dtype", '''\
+def start_state(x, hidden_size):
+    return torch.zeros(1, x.shape[0], hidden_size, device=x.device)
+''', "incorrect"),
+    Answer("ex2", "hostile: special-cases meta, CPU float32 zeros elsewhere", '''\
+def start_state(x, hidden_size):
+    if x.is_meta:
+        return x.new_zeros(1, x.shape[0], hidden_size)
+    return torch.zeros(1, x.shape[0], hidden_size)
+''', "incorrect"),
+    Answer("ex2", "right: zeros moved with .to(x) (device and dtype of x)", '''\
+def start_state(x, hidden_size):
+    return torch.zeros(1, len(x), hidden_size).to(x)
+''', "correct"),
     Answer("ex2", "wrong: torch.zeros without device=", '''\
 def start_state(x, hidden_size):
     return torch.zeros(1, x.shape[0], hidden_size)
@@ -152,6 +182,15 @@ SequenceClassifier = FirstDraft
     Answer("ex3", "wrong: noise added in forward, made on the CPU",
            classifier(out="return self.head(last[-1] + 0.01 * torch.randn(batch, self.gru.hidden_size))"),
            "incorrect"),
+    Answer("ex3", "wrong: the head built lazily on the first call (after .to() and the optimizer)",
+           classifier(head="self.classes = classes",
+                      out="if not hasattr(self, 'head'):\n"
+                      "            self.head = nn.Linear(self.gru.hidden_size, self.classes).to(x.device)\n"
+                      "        return self.head(last[-1])"), "incorrect"),
+    Answer("ex3", "right: the statistics as one stacked buffer of the classifier itself",
+           classifier(head=HEAD + '\n        self.register_buffer("stats", torch.stack([mean, std]))\n'
+                      "        self.standardize = nn.Identity()",
+                      time="x = (x - self.stats[0]) / self.stats[1]\n        " + TIME), "correct"),
     Answer("ex3", "hostile: forward returns None", classifier(out="return None"), "incorrect"),
     Answer("ex3", "right: no hidden state at all (zeros where x is)", classifier(gru="_, last = self.gru(x)"),
            "correct"),

@@ -56,6 +56,25 @@ ANSWERS = [
            autocast_for("return torch.autocast(device_type=device.type, dtype=torch.bfloat16)"), "correct"),
     Answer("ex1", "right: float16 chosen explicitly, enabled=True",
            autocast_for("return torch.autocast(device.type, dtype=torch.float16, enabled=True)"), "correct"),
+    Answer("ex1", "right: a @contextmanager that enters torch.autocast (the with-statement still works)",
+           "from contextlib import contextmanager\n\n@contextmanager\ndef autocast_for(device):\n"
+           "    with torch.autocast(device.type):\n        yield\n", "correct"),
+    Answer("ex1", "right: a class of one's own that enters autocast for the device type",
+           "class autocast_for:\n    def __init__(self, device):\n"
+           "        self.inner = torch.autocast(torch.device(device).type)\n"
+           "    def __enter__(self):\n        return self.inner.__enter__()\n"
+           "    def __exit__(self, *exc):\n        return self.inner.__exit__(*exc)\n", "correct"),
+    Answer("ex1", "wrong: a @contextmanager that yields without autocast",
+           "from contextlib import contextmanager\n\n@contextmanager\ndef autocast_for(device):\n"
+           "    yield\n", "incorrect"),
+    Answer("ex1", "wrong: a @contextmanager around the hard-coded \"cuda\"",
+           "from contextlib import contextmanager\n\n@contextmanager\ndef autocast_for(device):\n"
+           "    with torch.autocast(\"cuda\"):\n        yield\n", "incorrect"),
+    Answer("ex1", "wrong: a @contextmanager with float32",
+           "from contextlib import contextmanager\n\n@contextmanager\ndef autocast_for(device):\n"
+           "    with torch.autocast(device.type, dtype=torch.float32):\n        yield\n", "incorrect"),
+    Answer("ex1", "hostile: special-cases the CPU and returns a disabled context elsewhere",
+           autocast_for('return torch.autocast(device.type, enabled=device.type == "cpu")'), "incorrect"),
     Answer("ex1", "hostile: raises", autocast_for('raise RuntimeError("nope")'), "incorrect"),
     Answer("ex1", "hostile: loops forever", autocast_for("while True:\n        pass"), "incorrect"),
     Answer("ex1", "hostile: returns a string", autocast_for('return "cuda"'), "incorrect"),
@@ -85,6 +104,14 @@ ANSWERS = [
            "def prepare(images, labels, device):\n"
            "    return [torch.as_tensor(images, dtype=torch.float32, device=device) / 255,\n"
            "            torch.as_tensor(labels, device=device).long()]\n", "correct"),
+    Answer("ex2", "wrong: scaled by the batch's brightest pixel, not by 255",
+           prepare("images.to(device).float() / images.max()"), "incorrect"),
+    Answer("ex2", "wrong: min-max normalised per batch",
+           prepare("((images.float() - images.min()) / (images.max() - images.min())).to(device)"), "incorrect"),
+    Answer("ex2", "wrong: standardised (mean 0, std 1) instead of [0, 1]",
+           prepare("((images.float() - images.float().mean()) / images.float().std()).to(device)"), "incorrect"),
+    Answer("ex2", "right: multiplied by 1/255 with torch.true_divide's twin",
+           prepare("images.to(device).float().mul(1 / 255)"), "correct"),
     Answer("ex2", "hostile: raises", "def prepare(images, labels, device):\n    raise ValueError('no')\n", "incorrect"),
     Answer("ex2", "hostile: returns None", "def prepare(images, labels, device):\n    pass\n", "incorrect"),
     Answer("ex2", "hostile: zeroes the data set's labels in place",
@@ -103,6 +130,10 @@ ANSWERS = [
     Answer("ex3", "wrong: update before step", amp_step(SCALE, UNSCALE, CLIP, UPDATE, STEP, ZERO), "incorrect"),
     Answer("ex3", "wrong: the plain float32 step, no scaler at all",
            amp_step("loss.backward()", CLIP, "optimizer.step()", ZERO), "incorrect"),
+    Answer("ex3", "wrong: backward without the scaler, then the scaler's unscale_ and step",
+           amp_step("loss.backward()", UNSCALE, STEP, UPDATE, ZERO), "incorrect"),
+    Answer("ex3", "right: an extra scaler.scale(loss) never backpropagated (harmless)",
+           amp_step(SCALE, "scaler.scale(loss)", UNSCALE, CLIP, STEP, UPDATE, ZERO), "correct"),
     Answer("ex3", "right: the solution's order", amp_step(*RIGHT_ORDER), "correct"),
     Answer("ex3", "right: zero_grad first, set_to_none=False",
            amp_step("optimizer.zero_grad(set_to_none=False)", SCALE, UNSCALE, CLIP, STEP, UPDATE), "correct"),

@@ -1,0 +1,7 @@
+"""python -m devicelab.grading: grade submitted notebooks."""
+
+import sys
+
+from . import main
+
+sys.exit(main())

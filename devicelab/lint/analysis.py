@@ -755,8 +755,46 @@ class Analysis:
                 return True
             loads = [n for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id == name and isinstance(
                 n.ctx, ast.Load)]
-            return bool(loads) and all(self._in_subscript_slice(fn, n) for n in loads)
-        return False
+            if loads and all(self._in_subscript_slice(fn, n) for n in loads):
+                return True
+            if loads and all(self._filled_or_returned(fn, n) for n in loads):
+                return True  # a CPU result the method fills and hands back: no device meets it here
+        return self._flows_into_a_move(fn, call, moved)
+
+    def _filled_or_returned(self, fn: ast.AST, name: ast.Name) -> bool:
+        """`out[i] = ...` (filling it) or `return out` / `return out, other`."""
+        parent = self._parent(fn, name)
+        if isinstance(parent, ast.Subscript) and parent.value is name and isinstance(parent.ctx, ast.Store):
+            return True
+        if isinstance(parent, ast.Tuple):
+            parent = self._parent(fn, parent)
+        return isinstance(parent, ast.Return)
+
+    def _flows_into_a_move(self, fn: ast.AST, call: ast.Call, moved: set[str]) -> bool:
+        """The CPU tensor only feeds values that the function later moves: `t = ...; table[...] = t ...;
+        return table.to(device)` builds on the CPU and moves the result."""
+        statement: ast.AST | None = call
+        while statement is not None and not isinstance(statement, ast.stmt):
+            statement = self._parent(fn, statement)
+        if not isinstance(statement, (ast.Assign, ast.AnnAssign)):
+            return False
+        targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+        tainted = {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+        later = sorted((n for n in ast.walk(fn) if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign))
+                        and n.lineno > (statement.end_lineno or statement.lineno)), key=lambda n: n.lineno)
+        for node in later:
+            if node.value is None or not any(isinstance(n, ast.Name) and n.id in tainted for n in ast.walk(node.value)):
+                continue
+            for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                base = target
+                while isinstance(base, (ast.Subscript, ast.Attribute)):
+                    base = base.value
+                tainted |= {n.id for n in ast.walk(base) if isinstance(n, ast.Name)}
+        end = statement.end_lineno or statement.lineno
+        moved_after = {node.func.value.id for node in ast.walk(fn) if isinstance(node, ast.Call) and isinstance(
+            node.func, ast.Attribute) and node.func.attr in ("to", "cuda", "type_as") and isinstance(
+            node.func.value, ast.Name) and node.lineno > end}
+        return bool(tainted & moved & moved_after)
 
     def _in_subscript_slice(self, fn: ast.AST, target: ast.AST) -> bool:
         node = target

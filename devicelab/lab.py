@@ -71,9 +71,9 @@ class Lab:
 def caption(loss: list[float], accuracy: list[float] | None, xlabel: str = "epoch") -> str:
     """One line that says what the proof's plot shows, from its own numbers, in the chosen language."""
     unit = text(f"proof.unit_{xlabel}") if xlabel in ("epoch", "step") else xlabel
-    line = text("proof.caption", unit=unit, first=loss[0], last=loss[-1])
+    line = text("proof.caption", unit=unit, first=f"{loss[0]:.3f}", last=f"{loss[-1]:.3f}")
     if accuracy:
-        line += text("proof.caption_accuracy", first=accuracy[0], last=accuracy[-1])
+        line += text("proof.caption_accuracy", first=f"{accuracy[0]:.2f}", last=f"{accuracy[-1]:.2f}")
     learned = len(loss) > 1 and loss[-1] < 0.8 * loss[0]
     return line + text("proof.learns" if learned else "proof.flat")
 

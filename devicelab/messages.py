@@ -69,12 +69,12 @@ CATALOGUE: dict[str, dict[str, str]] = {
     "proof.unit_epoch": {"en": "epoch", "zh": "轮"},
     "proof.unit_step": {"en": "step", "zh": "步"},
     "proof.caption": {
-        "en": "The plot shows this run's loss per {unit} (blue, left axis): from {first:.3f} to {last:.3f}",
-        "zh": "图中是这次训练每{unit}的损失（蓝线，左轴）：从 {first:.3f} 变为 {last:.3f}",
+        "en": "The plot shows this run's loss per {unit} (blue, left axis): from {first} to {last}",
+        "zh": "图中是这次训练每{unit}的损失（蓝线，左轴）：从 {first} 变为 {last}",
     },
     "proof.caption_accuracy": {
-        "en": "; and its accuracy (red, right axis): from {first:.2f} to {last:.2f}",
-        "zh": "；以及准确率（红线，右轴）：从 {first:.2f} 变为 {last:.2f}",
+        "en": "; and its accuracy (red, right axis): from {first} to {last}",
+        "zh": "；以及准确率（红线，右轴）：从 {first} 变为 {last}",
     },
     "proof.learns": {"en": ". The falling loss is the model learning.", "zh": "。损失在下降，说明模型在学习。"},
     "proof.flat": {

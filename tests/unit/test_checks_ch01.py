@@ -394,15 +394,16 @@ def test_version_checks_compare_numbers_not_strings():
 
 def test_check_prints_a_wrong_answer_and_does_not_raise(capsys):
     MoveEverything().check(to_device=the_seeds_lines)
-    expected = "❌ ex2: Not yet: called with device=meta, `to_device` returns the `inputs` on cpu.\n"
-    assert capsys.readouterr().out == expected
+    expected = "❌ ex2: Not yet: called with device=meta, `to_device` returns the `inputs` on cpu."
+    assert capsys.readouterr().out == f"{expected} {devicelab.messages.text('check.meta_note')}\n"  # meta explained
 
 
 def test_check_without_arguments_reads_the_notebook_globals(capsys):
     notebook = {"ex1": PredictThenRun(CPU), "torch": torch, **RIGHT}
     exec("device = torch.device('cpu')\ntarget = torch.device('cpu')  # rebound: not read\nex1.check()\n", notebook)
     assert capsys.readouterr().out == (
-        "✅ ex1: Correct! all 6 predictions match what PyTorch does with `target` = meta.\n"
+        "✅ ex1: Correct! all 6 predictions match what PyTorch does with `target` = meta. "
+        + devicelab.messages.text("check.meta_note") + "\n"
     )
 
 

@@ -648,7 +648,7 @@ class Analysis:
                     helpers.append(fn)
                     changed = True
         if helpers:
-            self.check_factories("", helpers)
+            self.check_factories("", helpers, reached + helpers)
 
     def _enclosing_function(self, node: ast.AST) -> ast.AST | None:
         parent = self._parent(self.tree, node)
@@ -656,10 +656,13 @@ class Analysis:
             parent = self._parent(self.tree, parent)
         return parent
 
-    def check_factories(self, cls: str, fns: list[ast.FunctionDef]) -> None:
+    def check_factories(self, cls: str, fns: list[ast.FunctionDef],
+                        callers: list[ast.FunctionDef] | None = None) -> None:
         if self.default_device:
             return
         for fn in fns:
+            if fn.name != "forward" and self._result_moved_by_callers(fn, callers or fns):
+                continue  # a helper that builds on the CPU for callers that move what it returns
             input_name = self._tensor_input(fn) if fn.name == "forward" else None
             moved_names = self._names_moved_later(fn)
             device_contexts = self._device_context_lines(fn)
@@ -690,6 +693,19 @@ class Analysis:
                 label = "torch." + short if name == f"torch.{short}" else name
                 self.add("DL501", node, fix, call=label)
 
+    def _result_moved_by_callers(self, fn: ast.FunctionDef, callers: list[ast.FunctionDef]) -> bool:
+        """Every call of `fn` (self.fn(...) or fn(...)) moves the result: `.to(device)` at once, or later."""
+        sites: list[tuple[ast.AST, ast.Call]] = []
+        for caller in callers:
+            for node in ast.walk(caller):
+                if isinstance(node, ast.Call) and (
+                        isinstance(node.func, ast.Attribute) and node.func.attr == fn.name
+                        and isinstance(node.func.value, ast.Name) and node.func.value.id == "self"
+                        or isinstance(node.func, ast.Name) and node.func.id == fn.name):
+                    sites.append((caller, node))
+        return bool(sites) and all(self._moved_at_once(caller, call) or self._flows_into_a_move(
+            caller, call, self._names_moved_later(caller)) for caller, call in sites)
+
     def _tensor_input(self, fn: ast.FunctionDef) -> str | None:
         """forward's first input, when the code shows it is a tensor (x.shape, x.device, x.size(), ...)."""
         args = fn.args.args[1:]
@@ -715,9 +731,12 @@ class Analysis:
         node: ast.AST = call
         while True:
             parent = self._parent(fn, node)
+            if isinstance(parent, ast.Call) and node in parent.args and isinstance(parent.func, ast.Name) and (
+                    parent.func.id in ("int", "float", "bool", "len")):
+                return True  # a Python number: no device
             if isinstance(parent, ast.Attribute) and parent.value is node:
                 grand = self._parent(fn, parent)
-                if parent.attr in ("to", "cuda", "type_as") and isinstance(grand, ast.Call):
+                if parent.attr in ("to", "cuda", "type_as", "item", "tolist") and isinstance(grand, ast.Call):
                     return True
                 if isinstance(grand, ast.Call) and grand.func is parent and parent.attr in TENSOR_METHODS:
                     node = grand
@@ -749,15 +768,20 @@ class Analysis:
         """A CPU index tensor indexing another tensor is allowed: x[torch.arange(n), labels]."""
         if self._in_subscript_slice(fn, call):
             return True
-        if isinstance(parent, ast.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Name):
-            name = parent.targets[0].id
-            if name in moved:
-                return True
+        statement: ast.AST | None = call
+        while statement is not None and not isinstance(statement, ast.stmt):
+            statement = self._parent(fn, statement)
+        if isinstance(parent, ast.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Name) \
+                and parent.targets[0].id in moved:
+            return True
+        if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(
+                statement.targets[0], ast.Name):
+            name = statement.targets[0].id
             loads = [n for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id == name and isinstance(
                 n.ctx, ast.Load)]
             if loads and all(self._in_subscript_slice(fn, n) for n in loads):
                 return True
-            if loads and all(self._filled_or_returned(fn, n) for n in loads):
+            if loads and parent is statement and all(self._filled_or_returned(fn, n) for n in loads):
                 return True  # a CPU result the method fills and hands back: no device meets it here
         return self._flows_into_a_move(fn, call, moved)
 
@@ -807,6 +831,11 @@ class Analysis:
             if isinstance(parent, ast.Tuple):
                 node = parent
                 continue
+            if isinstance(parent, ast.Attribute) and parent.value is node and parent.attr in TENSOR_METHODS:
+                grand = self._parent(fn, parent)
+                if isinstance(grand, ast.Call) and grand.func is parent:  # idx.long(), idx.view(-1)
+                    node = grand
+                    continue
             return False
 
     def check_layers_in_forward(self, fns: list[ast.FunctionDef]) -> None:

@@ -738,7 +738,8 @@ class Analysis:
                 grand = self._parent(fn, parent)
                 if parent.attr in ("to", "cuda", "type_as", "item", "tolist") and isinstance(grand, ast.Call):
                     return True
-                if isinstance(grand, ast.Call) and grand.func is parent and parent.attr in TENSOR_METHODS:
+                if isinstance(grand, ast.Call) and grand.func is parent and (
+                        parent.attr in TENSOR_METHODS or parent.attr.endswith("_")):  # .view(...), .uniform_(...)
                     node = grand
                     continue
             return False

@@ -454,3 +454,31 @@ def test_honest_notebooks_of_every_lab_raise_no_tamper_flag(tmp_path):
         wanted = "correct" if name.endswith("-solved") else "not_attempted"
         statuses = [row[k] for k in row if re.fullmatch(r"ex\d+", k) and row[k] != "-"]
         assert statuses and set(statuses) == {wanted}, (name, statuses)
+
+
+def test_fingerprints_are_compared_outside_the_kernel():
+    from devicelab.grading.kernel import compare
+
+    before = {"torch directory": [0, 0, 0, 0, 0, "/torch"], "torch.nn.Module#to": [1, 2, 3, 4, 0, "/torch/m.py"],
+              "torch.optim.SGD#step": [5, 6, 0, 0, 0, "/torch/o.py"], "builtins.exec": [7, 0, 0, 0, 0, ""],
+              "sys.modules['a']": [8, 0, 0, 0, 0, ""], "sys.modules['b']": [9, 0, 0, 0, 0, ""]}
+    after = {**before, "torch.nn.Module#to": [1, 22, 3, 4, 0, "/torch/m.py"],  # code swapped in place
+             "torch.optim.SGD#step": [10, 11, 0, 0, 5, "/torch/o.py"],  # torch's own wrapper: not a finding
+             "torch.nn.Module#evaluate": [12, 13, 0, 0, 0, "<ipython>"],
+             "torch.nn.Module#__slotnames__": [14] + [0] * 5,
+             "sys.modules['a']": [15, 0, 0, 0, 0, ""], "sys.modules['b']": [16, 0, 0, 0, 0, ""]}
+    del after["builtins.exec"]
+    assert compare(before, after) == ["changed: torch.nn.Module.to", "deleted: builtins.exec",
+                                      "changed: sys.modules['a'] and 1 more sys.modules entries",
+                                      "added: torch.nn.Module.evaluate"]
+    assert compare(before, dict(before)) == []
+
+
+def test_the_tampered_cell_keeps_the_most_serious_first():
+    findings = [f"code finding {n}" for n in range(5)]
+    assert grading.summary(findings) == "code finding 0 | code finding 1 | +3 more"
+    assert grading.summary([]) == "" and grading.summary(findings[:2]) == "code finding 0 | code finding 1"
+    ordered = sorted(["code assigns torch.Tensor.to", "run changed: torch.Tensor.to",
+                      "run the grader's judging cell did not run to the end", "run attributes set on `ex1`: evaluate"],
+                     key=grading._severity)
+    assert ordered[0].startswith("run the grader") and ordered[-1].startswith("code ")

@@ -29,12 +29,13 @@ def to_device(model, inputs, labels, device):
 '''
 
 
-def nbgrader(course: Path, *args: str) -> None:
-    """Run the nbgrader command line in the course folder (its tools on PATH, as in a venv)."""
+def nbgrader(course: Path, *args: str, check: bool = True) -> str:
+    """Run the nbgrader command line in the course folder (its tools on PATH, as in a venv); its output."""
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
     done = subprocess.run([sys.executable, "-m", "nbgrader", *args], cwd=course, env=env, capture_output=True,
                           text=True, timeout=900)
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert done.returncode == 0 or not check, done.stdout[-3000:] + done.stderr[-3000:]
+    return done.stdout + done.stderr
 
 
 def answer_cells(nb: dict) -> dict[str, dict]:
@@ -55,7 +56,8 @@ def course(tmp_path_factory):
     for grade_id, cell in answer_cells(partly).items():  # every answer solved, but to_device left wrong
         solved, _ = split_solution("".join(answer_cells(source)[grade_id]["source"]), Path("source"))
         cell["source"] = WRONG_TO_DEVICE if "def to_device(" in solved else solved
-    for student, nb in (("alice", partly), ("bob", released)):
+    site = json.loads((ROOT / "solutions" / "en" / f"{LAB}.ipynb").read_text(encoding="utf-8"))  # no metadata
+    for student, nb in (("alice", partly), ("bob", released), ("carol", site)):
         target = folder / "submitted" / student / ASSIGNMENT / f"{LAB}.ipynb"
         target.parent.mkdir(parents=True)
         target.write_text(json.dumps(nb), encoding="utf-8")
@@ -91,6 +93,26 @@ def test_nbgrader_gives_the_grades_devicelab_grading_gives(course):
                   for student in ("alice", "bob")}
     assert scores["alice"] == {"ex1": 1, "ex2": 0} and scores["bob"] == {"ex1": 0, "ex2": 0}
     for student, expected in scores.items():
-        ours = grading.grade(folder / "submitted" / student / ASSIGNMENT / f"{LAB}.ipynb", timeout=300)
+        shown = f"submitted/{student}/{ASSIGNMENT}/{LAB}.ipynb"
+        ours = grading.grade(folder / shown, timeout=300, shown=shown)
         assert {name: int(status == "correct") for name, status in ours.verdicts.items()} == expected
-        assert ours.tampered == []
+        assert ours.tampered == [] and ours.student == student and ours.problem == ""
+
+
+def test_a_notebook_downloaded_from_the_site_is_graded_on_the_source_notebook(course):
+    from nbgrader.api import Gradebook
+
+    folder, _ = course
+    with Gradebook(f"sqlite:///{folder / 'gradebook.db'}") as gradebook:
+        grades = gradebook.find_submission_notebook(LAB, ASSIGNMENT, "carol").grades
+        assert {g.name.removesuffix("-test"): g.score for g in grades} == {"ex1": 1, "ex2": 1}
+
+
+def test_a_site_notebook_of_another_language_is_refused_with_what_to_do(course):
+    folder, _ = course
+    target = folder / "submitted" / "dave" / ASSIGNMENT / f"{LAB}.ipynb"
+    target.parent.mkdir(parents=True)
+    target.write_text((ROOT / "labs" / "zh" / f"{LAB}.ipynb").read_text(encoding="utf-8"), encoding="utf-8")
+    said = nbgrader(folder, "autograde", ASSIGNMENT, "--student", "dave", "--force", check=False)
+    assert "has no nbgrader metadata and is not this assignment's lab notebook" in said
+    assert "python -m devicelab.grading" in said

@@ -24,6 +24,15 @@ if [ -n "$browser" ] && ! command -v chromium >/dev/null 2>&1; then
   fi
 fi
 
+if [ "$level" = dev ] && ! command -v bwrap >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "installing Debian's bubblewrap for the grader's sandbox"
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap >/dev/null
+  else
+    echo "bubblewrap is missing and cannot be installed here: the grader runs kernels without its sandbox" >&2
+  fi
+fi
+
 case "$level" in
   site) files=(requirements.txt pyproject.toml) ;;
   dev) files=(requirements.txt requirements-test.txt pyproject.toml) ;;

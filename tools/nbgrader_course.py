@@ -48,8 +48,8 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from devicelab_scaffold import StudentScaffold  # noqa: E402
-from nbgrader.converters import GenerateAssignment  # noqa: E402
+from devicelab_scaffold import AdoptSiteNotebook, StudentScaffold  # noqa: E402
+from nbgrader.converters import Autograde, GenerateAssignment  # noqa: E402
 from nbgrader.preprocessors import ClearSolutions  # noqa: E402
 
 c = get_config()  # noqa: F821 - provided by nbgrader when it reads this file
@@ -58,15 +58,79 @@ c.CourseDirectory.course_id = "pytorch-device-errors"
 steps = list(GenerateAssignment.class_traits()["preprocessors"].default())
 steps.insert(steps.index(ClearSolutions) + 1, StudentScaffold)
 c.GenerateAssignment.preprocessors = steps
+# A notebook downloaded from the site is rebuilt on the source notebook first (or refused with what to do).
+c.Autograde.sanitize_preprocessors = [AdoptSiteNotebook, *Autograde.class_traits()["sanitize_preprocessors"].default()]
 # A cell may run this long (seconds) while autograding; the labs' proof cells train a small model.
 c.ExecutePreprocessor.timeout = 600
 c.Execute.timeout = 600
 '''
 
 SCAFFOLD = '''\
-"""A generate_assignment step: released answer cells show the lab's scaffold, not nbgrader's stub."""
+"""nbgrader steps for the device-errors labs (written by tools/nbgrader_course.py).
 
+- StudentScaffold (generate_assignment): released answer cells show the lab's scaffold, not nbgrader's stub.
+- AdoptSiteNotebook (autograde, first): a lab notebook downloaded from the site has no nbgrader metadata;
+  it is rebuilt on the assignment's source notebook (the student's answer cells in place, the test cells
+  added), so that it is graded like a released one, or refused with what to do. Never a silent 0.
+"""
+
+import json
+import os
+import re
+
+from nbformat import from_dict
 from nbgrader.preprocessors import NbGraderPreprocessor
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+class NotAReleasedNotebook(ValueError):
+    """A submission nbgrader cannot grade as it is: the message says what to do."""
+
+
+def _is_test(cell):
+    meta = cell.get("metadata", {}).get("nbgrader", {})
+    return bool(meta.get("grade")) and not meta.get("solution")
+
+
+class AdoptSiteNotebook(NbGraderPreprocessor):
+    """Rebuild a site-downloaded lab notebook (no nbgrader metadata) on the assignment's source notebook."""
+
+    def preprocess(self, nb, resources):
+        if any("nbgrader" in cell.get("metadata", {}) for cell in nb.cells):
+            return nb, resources
+        info = resources.get("nbgrader", {})
+        assignment, name = info.get("assignment", "?"), info.get("notebook", "?")
+        where = f"{info.get('student', '?')}/{assignment}/{name}.ipynb"
+        advice = ("Ask the student to copy their answers into the notebook released by nbgrader, or grade the file "
+                  "as it is with: python -m devicelab.grading <file> --feedback <folder>")
+        path = os.path.join(HERE, "source", assignment, f"{name}.ipynb")
+        if not os.path.isfile(path):
+            raise NotAReleasedNotebook(f"{where} has no nbgrader metadata and no source notebook {path}. {advice}")
+        with open(path, encoding="utf-8") as handle:
+            source = json.load(handle)
+        lang = assignment.rsplit("-", 1)[-1]
+        said = re.search(r\'^LANG = "(\\w+)"\', "\\n".join(c.source for c in nb.cells if c.cell_type == "code"), re.M)
+        kept = [c for c in source["cells"] if not _is_test(c)]
+        if said is None or said.group(1) != lang or len(kept) != len(nb.cells) or any(
+                a["cell_type"] != b.cell_type for a, b in zip(kept, nb.cells)):
+            raise NotAReleasedNotebook(
+                f"{where} has no nbgrader metadata and is not this assignment's lab notebook "
+                f"(language {said.group(1) if said else '?'} for {lang}, {len(nb.cells)} cells for {len(kept)}). "
+                f"{advice}")
+        answers = iter(nb.cells)
+        cells = []
+        for cell in source["cells"]:
+            if _is_test(cell):
+                cells.append(cell)
+                continue
+            theirs = next(answers)
+            if cell["metadata"]["nbgrader"].get("solution"):
+                cell = {**cell, "source": theirs.source}
+            cells.append(cell)
+        self.log.warning("%s came from the site (no nbgrader metadata): graded on the source notebook's cells", where)
+        nb.cells = [from_dict(c) for c in cells]
+        return nb, resources
 
 
 class StudentScaffold(NbGraderPreprocessor):

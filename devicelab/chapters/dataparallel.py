@@ -302,6 +302,12 @@ class TrainStep(Exercise):
                     return incorrect("ch02.ex4.inputs", found=model.seen[0][0], device=device)
                 if not same_device(criterion.seen[0][0], device):
                     return incorrect("ch02.ex4.labels", found=criterion.seen[0][0], device=device)
+                # The proof's CrossEntropyLoss wants int64 class indices, its model float32 inputs.
+                for what, (_, got), want in (("labels", criterion.seen[0], labels.dtype),
+                                             ("inputs", model.seen[0], inputs.dtype)):
+                    if got != want:
+                        return incorrect("ch02.ex4.dtype", what=what, got=str(got).replace("torch.", ""),
+                                         want=str(want).replace("torch.", ""))
                 if all(torch.equal(a, p.detach()) for a, p in zip(start, model.parameters())):
                     return incorrect("ch02.ex4.no_update")
         if not all(isinstance(r, float) for r in results):
@@ -598,6 +604,12 @@ messages.add(
         "ch02.ex4.inputs": {
             "en": "the model received inputs on {found}, but it lives on {device}.",
             "zh": "模型收到的输入在 {found} 上，而模型在 {device} 上。",
+        },
+        "ch02.ex4.dtype": {
+            "en": "the {what} arrive as {got}, not as the {want} the data set gives: move them without changing "
+            "their dtype (`cross_entropy` wants int64 class indices, the model float32 inputs).",
+            "zh": "{what} 到达时的 dtype 是 {got}，而不是数据集给出的 {want}：移动时不要改变 dtype"
+            "（`cross_entropy` 要的是 int64 类别索引，模型要的是 float32 输入）。",
         },
         "ch02.ex4.labels": {
             "en": "the inputs reach the model on the right device, but the labels reach the loss on "

@@ -16,7 +16,7 @@ from .. import messages
 from ..checks import NOT_ATTEMPTED, Blank, Exercise, Verdict, correct, incorrect
 from ..checks import short_error as _short
 from .checkpoints import MetaActsAsAGpu
-from .inside import modules_called, probe_on_meta
+from .inside import modules_called, probe_on_meta, stray_tensors
 
 # The device that stands in for a GPU: `meta` exists on every machine, `model.to("meta")` really moves
 # parameters and buffers there, and a tensor made on the CPU stays on the CPU. Meta tensors hold no values,
@@ -156,6 +156,17 @@ def _is_module_class(value: object) -> bool:
     return isinstance(value, type) and issubclass(value, nn.Module)
 
 
+def _moved_inside_a_model(part: nn.Module) -> nn.Module:
+    """`part`, moved to meta the way a model moves it: by its parent's `.to()`, which never calls the part's own."""
+    parent = nn.Sequential(part)
+    parent.to(TARGET)
+    return parent[0]
+
+
+def _stray_said(name: str) -> str:
+    return f"`{name}` is a plain tensor attribute, which `.to()` does not move (a copy in forward hides it)"
+
+
 # --- exercise 1: FixedEmbed -----------------------------------------------------------------------------
 
 
@@ -203,11 +214,15 @@ class FixedEmbedPart(Exercise):
                     return incorrect("ch09.ex1.values")
         except Exception as error:  # noqa: BLE001
             return incorrect("ch09.ex1.raised", error=_short(error))
-        # Towards meta, the stand-in for a GPU: everything the part holds or makes must follow the model.
+        # Towards meta, the stand-in for a GPU, moved as a part of a model (a parent's .to() never calls the
+        # part's own .to()): everything the part holds or makes must follow the model.
         try:
-            on_meta = FixedEmbed(VOCAB, DIM, MAX_LEN).to(TARGET)
+            on_meta = _moved_inside_a_model(FixedEmbed(VOCAB, DIM, MAX_LEN))
         except Exception as error:  # noqa: BLE001
             return incorrect("ch09.ex1.raised", error=_short(error))
+        strays = stray_tensors(on_meta, off=TARGET)
+        if strays:
+            return incorrect("ch09.ex1.left_on_cpu", error=_stray_said(strays[0]))
         ids = _ids(4, STEPS, TARGET)  # made outside the probe, which watches only the learner's code
         key, params = probe_on_meta(lambda: on_meta(ids))
         if key is not None:
@@ -264,9 +279,12 @@ class FixedAttentionPart(Exercise):
         except Exception as error:  # noqa: BLE001
             return incorrect("ch09.ex2.raised", error=_short(error))
         try:
-            on_meta = FixedAttention(DIM, HEADS).to(TARGET)
+            on_meta = _moved_inside_a_model(FixedAttention(DIM, HEADS))
         except Exception as error:  # noqa: BLE001
             return incorrect("ch09.ex2.raised", error=_short(error))
+        strays = stray_tensors(on_meta, off=TARGET)
+        if strays:
+            return incorrect("ch09.ex2.left_on_cpu", error=_stray_said(strays[0]))
         x = torch.zeros(3, STEPS, DIM, device=TARGET)
         key, params = probe_on_meta(lambda: on_meta(x))
         if key is not None:
@@ -355,6 +373,9 @@ class Resume(Exercise):
         if left:
             name, key, t = left[0]
             return incorrect("ch09.ex3.state_device", name=name, key=key, found=t.device, device=device)
+        strays = stray_tensors(model, off=device)
+        if strays:  # a plain tensor attribute (moved in forward at every call, or not at all)
+            return incorrect("ch09.ex3.left_on_cpu", error=_stray_said(strays[0]))
         if device.type == "meta":
             # The model resume builds must be the fixed one: forward and backward on meta, nothing left on the CPU.
             batch = _ids(4, STEPS, device, seed=9), torch.arange(4, device=device) % CLASSES

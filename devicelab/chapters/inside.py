@@ -88,8 +88,9 @@ def probe_on_meta(run: Callable[[], object]) -> tuple[str | None, dict[str, obje
     return None, {}
 
 
-def stray_tensors(module: nn.Module, limit: int = 1000) -> list[str]:
-    """Tensors a module (or a submodule) holds outside its parameters and buffers: `.to()` never moves them."""
+def stray_tensors(module: nn.Module, limit: int = 1000, off: torch.device | None = None) -> list[str]:
+    """Tensors a module (or a submodule) holds outside its parameters and buffers: `.to()` never moves them
+    (with `off`: only those that are not on that device)."""
     moved = {id(t) for t in module.parameters()} | {id(t) for t in module.buffers()}
     found: list[str] = []
     for prefix, sub in module.named_modules():
@@ -98,7 +99,7 @@ def stray_tensors(module: nn.Module, limit: int = 1000) -> list[str]:
         while stack and len(found) < limit:
             name, value = stack.pop()
             if isinstance(value, torch.Tensor):
-                if id(value) not in moved:
+                if id(value) not in moved and (off is None or value.device != off):
                     found.append(name)
             elif isinstance(value, (list, tuple)):
                 stack += [(f"{name}[{i}]", v) for i, v in enumerate(value[:limit])]

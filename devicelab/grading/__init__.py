@@ -390,14 +390,18 @@ def _exercise_cells(nb: nbformat.NotebookNode, names: list[str]) -> dict[str, ra
 
 
 def _severity(finding: str) -> int:
-    if finding.startswith(("the grader", "while judging")) or "nonce" in finding or "private copy" in finding:
+    """0: the grading itself was attacked; 1: what the checks use was changed; 2: other run-time changes;
+    3: what the code looks like (the static scan)."""
+    if finding.startswith("code "):
+        return 3
+    said = finding.removeprefix("run ")
+    if said.startswith(("the grader", "while judging", "the installed", "start-up code")) or "nonce" in said or \
+            "private copy" in said:
         return 0
-    if "devicelab" in finding or "`lab" in finding or "`ex" in finding or "get_ipython" in finding or \
-            "rebinds" in finding or "callback" in finding or "evaluate" in finding:
+    if any(word in said for word in ("devicelab", "`lab", "`ex", "get_ipython", "rebinds", "callback", "evaluate",
+                                     "thread")):
         return 1
-    if finding.startswith("run "):
-        return 2
-    return 3
+    return 2
 
 
 def summary(findings: list[str], shown: int = SHORT_FINDINGS) -> str:

@@ -211,8 +211,9 @@ def namespace_evidence(user_ns: dict, lab: object, exercises: list, installed_la
         value = user_ns[name]
         if name == "__builtins__" and value in (builtins, vars(builtins)):
             continue
-        owner = getattr(_function_of(value) or getattr(value, "__func__", None), "__module__", "") or ""
-        if owner.startswith(("IPython.", "ipykernel.")) and not _notebook_made(value):
+        function = _function_of(value)
+        filename = function.__code__.co_filename if function is not None else ""
+        if _real_file(value) and f"{os.sep}IPython{os.sep}" in filename or f"{os.sep}ipykernel{os.sep}" in filename:
             continue  # IPython's own `open` and `get_ipython`
         found.append(f"the notebook rebinds `{name}`")
     shell = _shell()

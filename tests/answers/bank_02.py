@@ -247,6 +247,18 @@ def train_step(model, loss_fn, optimizer, inputs, labels, device):
     optimizer.step()
     return loss.item()
 ''', "incorrect"),
+    Answer("ex4", "wrong: the labels moved as float (cross_entropy wants class indices)", '''
+def train_step(model, criterion, optimizer, inputs, labels, device):
+    inputs, labels = inputs.to(device), labels.to(device).float()
+''' + STEP_BODY, "incorrect"),
+    Answer("ex4", "wrong: everything moved as float64", '''
+def train_step(model, criterion, optimizer, inputs, labels, device):
+    inputs, labels = inputs.to(device, torch.float64), labels.to(device)
+''' + STEP_BODY, "incorrect"),
+    Answer("ex4", "right: labels moved with an explicit dtype=torch.long", '''
+def train_step(model, criterion, optimizer, inputs, labels, device):
+    inputs, labels = inputs.to(device), labels.to(device=device, dtype=torch.long)
+''' + STEP_BODY, "correct"),
     Answer("ex4", "hostile: raises", '''
 def train_step(model, criterion, optimizer, inputs, labels, device):
     raise ValueError("no")

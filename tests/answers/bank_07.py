@@ -72,7 +72,25 @@ ANSWERS = [
                      '    return consume_prefix_in_state_dict_if_present(state_dict, "module.")'), "incorrect"),
     Answer("ex2", "wrong: split on the first dot",
            unwrapper('return {k.split(".", 1)[1]: v for k, v in state_dict.items()}'), "incorrect"),
+    Answer("ex2", "wrong: drops 7 characters from every key when the first key is wrapped",
+           unwrapper('if next(iter(state_dict)).startswith("module."):\n'
+                     "        return {k[7:]: v for k, v in state_dict.items()}\n    return dict(state_dict)"),
+           "incorrect"),
+    Answer("ex2", "wrong: unwraps only when every key is wrapped",
+           unwrapper('if all(k.startswith("module.") for k in state_dict):\n'
+                     "        return {k[7:]: v for k, v in state_dict.items()}\n    return dict(state_dict)"),
+           "incorrect"),
+    Answer("ex2", "hostile: zeroes the values in place",
+           unwrapper("for v in state_dict.values():\n        v.zero_()\n"
+                     '    return {k.removeprefix("module."): v for k, v in state_dict.items()}'), "incorrect"),
     Answer("ex2", "hostile: loops forever", unwrapper("while True:\n        pass"), "incorrect"),
+    Answer("ex2", "right: keys sorted into a new order (load_state_dict does not care)",
+           unwrapper('return {k.removeprefix("module."): state_dict[k] for k in sorted(state_dict)}'), "correct"),
+    Answer("ex2", "right: copies of the values (they load just as well)",
+           unwrapper('return {k.removeprefix("module."): v.clone() for k, v in state_dict.items()}'), "correct"),
+    Answer("ex2", "right: a regular expression anchored at the start",
+           unwrapper('import re\n    return {re.sub(r"^module\\.", "", k): v for k, v in state_dict.items()}'),
+           "correct"),
     Answer("ex2", "right: PyTorch's helper, then the dict",
            unwrapper("from torch.nn.modules.utils import consume_prefix_in_state_dict_if_present\n"
                      '    consume_prefix_in_state_dict_if_present(state_dict, "module.")\n'

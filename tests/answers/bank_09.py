@@ -104,6 +104,40 @@ class FixedEmbed(Embed):
         del self.pos
         self.register_buffer("pos", table, persistent=False)
 ''', "correct"),
+    Answer("ex1", "wrong: the plain table moved in forward at every call (the fix step 5 calls wrong)",
+           embed("self.pos = sinusoids(max_len, dim)",
+                 "return self.tok(ids) + self.pos[: ids.shape[1]].to(ids.device)"),
+           "incorrect"),
+    Answer("ex1", "wrong: .to() overridden to move the plain table (a parent's .to() never calls it)", '''\
+class FixedEmbed(nn.Module):
+    def __init__(self, vocab, dim, max_len):
+        super().__init__()
+        self.tok = nn.Embedding(vocab, dim)
+        self.pos = sinusoids(max_len, dim)
+
+    def to(self, *args, **kwargs):
+        self.pos = self.pos.to(*args, **kwargs)
+        return super().to(*args, **kwargs)
+
+    def forward(self, ids):
+        return self.tok(ids) + self.pos[: ids.shape[1]]
+''', "incorrect"),
+    Answer("ex1", "right: _apply overridden to move the plain table (what every .to() goes through)", '''\
+class FixedEmbed(nn.Module):
+    def __init__(self, vocab, dim, max_len):
+        super().__init__()
+        self.tok = nn.Embedding(vocab, dim)
+        self.pos = sinusoids(max_len, dim)
+
+    def _apply(self, fn, *args, **kwargs):
+        self.pos = fn(self.pos)
+        return super()._apply(fn, *args, **kwargs)
+
+    def forward(self, ids):
+        return self.tok(ids) + self.pos[: ids.shape[1]]
+''', "correct"),
+    Answer("ex1", "right: a non-persistent buffer sliced with narrow",
+           embed(forward="return self.tok(ids) + self.pos.narrow(0, 0, ids.size(1))"), "correct"),
     Answer("ex1", "hostile: __init__ raises", embed("raise RuntimeError('nope')"), "incorrect"),
     Answer("ex1", "hostile: forward loops forever", embed(forward="while True:\n            pass"), "incorrect"),
     Answer("ex1", "hostile: not a class", "FixedEmbed = 'register_buffer'\n", "incorrect"),
@@ -151,6 +185,10 @@ class FixedAttention(nn.Module):
         y = nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)
         return self.out(y.transpose(1, 2).reshape(batch, steps, dim))
 ''', "correct"),
+    Answer("ex2", "wrong: a plain mask made in __init__, moved in forward at every call",
+           attention("mask = self.mask[:steps, :steps].to(x.device)",
+                     layers=LAYERS + "\n        self.mask = torch.ones(64, 64, dtype=torch.bool).triu(1)"),
+           "incorrect"),
     Answer("ex2", "hostile: forward returns None", attention(out="return None"), "incorrect"),
     Answer("ex2", "hostile: __init__ loops forever", attention(layers="while True:\n            pass"), "incorrect"),
     # --- exercise 3: resume -----------------------------------------------------------------------------

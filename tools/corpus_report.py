@@ -6,6 +6,7 @@ Prints recall, false positives and confident-wrong answers, per chapter and per 
     .venv/bin/python tools/corpus_report.py --json     # the figures as JSON
     .venv/bin/python tools/corpus_report.py --time     # also the mean time to diagnose one message
     .venv/bin/python tools/corpus_report.py --composition   # what the corpus holds: family, era, language
+    .venv/bin/python tools/corpus_report.py --heldout  # figures on the held-out part (no message text is printed)
 
 Definitions (the same as tests/errors/test_corpus.py, which imports this file):
 - recall: share of the device-error entries where the index says device_error and names one of the entry's chapters;
@@ -27,6 +28,8 @@ from typing import Any, Callable
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "tests" / "errors" / "corpus.json"
+# Held out from whoever writes the index's rules: scored, never read (see tests/errors/README.md).
+HELDOUT = ROOT / "tests" / "errors" / "heldout.json"
 CHAPTERS = (
     "01-devices",
     "02-dataparallel",
@@ -77,6 +80,22 @@ class Verdict:
     confident: bool
     candidates: list[str]
     error: str | None = None  # diagnose() raised: the exception, as text
+    ranking: list[str] = field(default_factory=list)  # the chapters in the order the index names them
+
+    @property
+    def first_two(self) -> list[str]:
+        """The first two chapters the index names (its ranking, or its chapter then its candidates)."""
+        named = self.ranking or ([self.chapter] if self.chapter else []) + self.candidates
+        out: list[str] = []
+        for chapter in named:
+            if chapter and chapter not in out:
+                out.append(chapter)
+        return out[:2]
+
+    @property
+    def hit_within_two(self) -> bool:
+        """A device error recognised, with an acceptable chapter among the first two named."""
+        return self.positive and self.device_error and any(c in self.entry["chapters"] for c in self.first_two)
 
     @property
     def positive(self) -> bool:
@@ -181,6 +200,7 @@ def _diagnose_one(diagnose: Callable[[str], Any], entry: dict[str, Any]) -> Verd
         d.chapter,
         bool(d.confident),
         list(d.candidates or []),
+        ranking=[r.chapter for r in getattr(d, "ranking", ()) or ()],
     )
 
 
@@ -301,6 +321,67 @@ def print_composition(entries: list[dict[str, Any]], out=sys.stdout) -> None:
             print(f"  {name:36} {n}", file=out)
 
 
+def heldout_figures(report: Report) -> dict[str, Any]:
+    """The held-out figures, overall and per language: counts and entry ids only, never message text.
+
+    right_first: device errors recognised with an acceptable first chapter; right_within_two: an acceptable chapter
+    among the first two named; confident_wrong: device errors given a wrong chapter with confidence; declined: device
+    errors answered "not a device error"; false_positives: other errors claimed as device errors.
+    """
+
+    def block(verdicts: list[Verdict]) -> dict[str, Any]:
+        pos = [v for v in verdicts if v.positive]
+        neg = [v for v in verdicts if not v.positive]
+        hits = sum(v.hit for v in pos)
+        return {
+            "entries": len(verdicts),
+            "device_errors": len(pos),
+            "negatives": len(neg),
+            "right_first": hits,
+            "right_first_rate": round(hits / len(pos), 4) if pos else None,
+            "right_within_two": sum(v.hit_within_two for v in pos),
+            "right_within_two_rate": round(sum(v.hit_within_two for v in pos) / len(pos), 4) if pos else None,
+            "confident_wrong": sum(v.confident_wrong for v in pos),
+            "declined": sum(not v.device_error for v in pos),
+            "false_positives": sum(v.false_positive for v in neg),
+            "errors": sum(v.error is not None for v in verdicts),
+        }
+
+    out = block(report.verdicts)
+    out["by_lang"] = {
+        lang: block([v for v in report.verdicts if v.entry["lang"] == lang])
+        for lang in sorted({v.entry["lang"] for v in report.verdicts})
+    }
+    out["ids"] = {
+        "confident_wrong": [v.entry["id"] for v in report.confident_wrong],
+        "false_positives": [v.entry["id"] for v in report.false_positives],
+        "declined": [v.entry["id"] for v in report.positives if not v.device_error],
+        "wrong_first_chapter": [v.entry["id"] for v in report.positives if v.device_error and not v.hit],
+        "raised": [v.entry["id"] for v in report.verdicts if v.error is not None],
+    }
+    return out
+
+
+def print_heldout(figures: dict[str, Any], out=sys.stdout) -> None:
+    """Print the held-out figures: numbers and ids, no message text."""
+
+    def pct(a: int, b: int) -> str:
+        return f"{a}/{b} ({100 * a / b:.0f}%)" if b else "-"
+
+    rows = [("all", figures)] + list(figures["by_lang"].items())
+    print(f"held-out: {figures['entries']} entries, {figures['device_errors']} device errors, "
+          f"{figures['negatives']} negatives", file=out)
+    print(f"  {'':6} {'right first':>15} {'within two':>15} {'conf-wrong':>10} {'declined':>9} {'false pos':>12}",
+          file=out)
+    for name, f in rows:
+        print(f"  {name:6} {pct(f['right_first'], f['device_errors']):>15} "
+              f"{pct(f['right_within_two'], f['device_errors']):>15} {f['confident_wrong']:>10} "
+              f"{f['declined']:>9} {pct(f['false_positives'], f['negatives']):>12}", file=out)
+    for name, ids in figures["ids"].items():
+        if ids:
+            print(f"{name.replace('_', ' ')}: {', '.join(ids)}", file=out)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Command line: print the corpus figures."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -308,7 +389,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--time", action="store_true", help="also time diagnose() per message")
     parser.add_argument("--composition", action="store_true", help="print what the corpus holds, then stop")
     parser.add_argument("--corpus", type=Path, default=CORPUS)
+    parser.add_argument("--heldout", action="store_true",
+                        help="score the held-out part instead: figures and ids only, never message text")
     args = parser.parse_args(argv)
+    if args.heldout:
+        sys.path.insert(0, str(ROOT))
+        figures = heldout_figures(score(load_corpus(HELDOUT)))
+        if args.json:
+            print(json.dumps(figures, indent=1))
+        else:
+            print_heldout(figures)
+        return 0
     if args.composition:
         print_composition(load_corpus(args.corpus))
         return 0

@@ -1,8 +1,11 @@
 """The error index measured on real messages that users pasted in public threads (tests/errors/corpus.json).
 
-The corpus itself is checked first (schema, links, counts); then devicelab.errors.diagnose is run on every entry:
-no device error may get a wrong chapter with confidence, no other error may be claimed as a device error,
-and recall may not fall below the floor. `.venv/bin/python tools/corpus_report.py` prints the figures and misses.
+Both parts of the corpus are checked first (schema, links, counts, no thread on both sides): the development part
+corpus.json and the held-out part heldout.json. The held-out part's texts are never printed here: its checks name
+entry ids only. Then devicelab.errors.diagnose is run on every development entry: no device error may get a wrong
+chapter with confidence, no other error may be claimed as a device error, and recall may not fall below the floor.
+The held-out part is scored by test_heldout.py. `.venv/bin/python tools/corpus_report.py` prints the figures and
+misses of the development part; `--heldout` prints the held-out figures (numbers and ids only).
 """
 
 from __future__ import annotations
@@ -23,9 +26,24 @@ sys.modules["corpus_report"] = corpus_report
 _spec.loader.exec_module(corpus_report)
 
 ENTRIES = corpus_report.load_corpus()
+HELDOUT = corpus_report.load_corpus(corpus_report.HELDOUT)
+PARTS = {"corpus.json": ENTRIES, "heldout.json": HELDOUT}
+ALL = ENTRIES + HELDOUT
 KEYS = {"id", "lang", "text", "source", "torch_version", "device_error", "chapters", "cause", "family"}
 MIN_POSITIVES = 80
 MIN_NEGATIVES = 30
+MIN_TOTAL = 500  # both parts together
+MIN_HELDOUT = 150
+MIN_ALL_NEGATIVES = 100  # both parts together
+# Development entries the index gets wrong today, pending a fix in the index (never in the corpus): they are left
+# out of the two strict checks below, and test_pending_entries_still_fail asks for each to be removed from this
+# list as soon as the index answers it right. Add to it only for a new entry, never for an index change.
+PENDING = {
+    "gh-scene-classification-2": "confident_wrong",  # `'dict' object has no attribute 'cuda'` raised by a model
+    # loaded as a state dict (frames: get_model, model.cuda()): 07-checkpoints, not 04-batches
+    "gh-simple-faster-rcnn-157": "false_positive",  # "expected backend CPU and dtype Double but got backend CPU
+    # and dtype Float": the same backend on both sides, a dtype mismatch
+}
 # Recall the index must keep on this corpus. Raise it as the index improves; never lower it to let an index
 # change pass. (New, harder entries may lower measured recall: that is what the floor is measured against.)
 RECALL_FLOOR = 0.85
@@ -34,9 +52,10 @@ RECALL_FLOOR = 0.85
 # --- the corpus itself --------------------------------------------------------------------------------------
 
 
-def test_every_entry_has_the_schema():
-    """Each entry has exactly the schema's fields, with the right types and values."""
-    for e in ENTRIES:
+@pytest.mark.parametrize("part", sorted(PARTS))
+def test_every_entry_has_the_schema(part):
+    """Each entry of both parts has exactly the schema's fields, with the right types and values."""
+    for e in PARTS[part]:
         assert set(e) == KEYS, (e.get("id"), set(e) ^ KEYS)
         assert isinstance(e["id"], str) and re.fullmatch(r"[a-z0-9][a-z0-9._-]*", e["id"]), e["id"]
         assert e["lang"] in ("en", "zh"), e["id"]
@@ -50,9 +69,10 @@ def test_every_entry_has_the_schema():
         assert isinstance(e["family"], str) and e["family"].strip(), e["id"]
 
 
-def test_device_errors_name_a_chapter_and_negatives_at_most_one():
+@pytest.mark.parametrize("part", sorted(PARTS))
+def test_device_errors_name_a_chapter_and_negatives_at_most_one(part):
     """A device error lists the chapters that explain it; a negative lists the chapter covering it, or none."""
-    for e in ENTRIES:
+    for e in PARTS[part]:
         if e["device_error"]:
             assert e["chapters"], e["id"]
             assert "08-amp" not in e["chapters"][:1], e["id"]
@@ -61,31 +81,48 @@ def test_device_errors_name_a_chapter_and_negatives_at_most_one():
 
 
 def test_ids_are_unique():
-    """No two entries share an id."""
-    counts = Counter(e["id"] for e in ENTRIES)
+    """No two entries share an id, in either part or across them."""
+    counts = Counter(e["id"] for e in ALL)
     assert [i for i, n in counts.items() if n > 1] == []
 
 
 def test_sources_are_public_links():
     """Every entry names the public http(s) page where the message appears."""
-    for e in ENTRIES:
+    for e in ALL:
         assert re.fullmatch(r"https?://[^\s/]+\.[^\s/]+/\S*", e["source"]), (e["id"], e["source"])
 
 
 def test_no_text_is_entered_twice():
     """The same paste is not counted twice (one thread may give several different pastes)."""
-    counts = Counter((e["source"], e["text"]) for e in ENTRIES)
-    assert [k for k, n in counts.items() if n > 1] == []
+    counts = Counter((e["source"], e["text"]) for e in ALL)
+    assert [e["id"] for e in ALL if counts[(e["source"], e["text"])] > 1] == []
+
+
+def test_no_thread_is_on_both_sides():
+    """The split is by thread: every paste from one page is in the development part or in the held-out part."""
+    held = {e["source"] for e in HELDOUT}
+    both = sorted(e["id"] for e in ENTRIES if e["source"] in held)
+    assert both == [], both
 
 
 def test_corpus_is_large_enough_and_bilingual():
-    """At least 80 device errors and 30 negatives, with entries in both languages on both sides."""
+    """Enough entries in all, in the held-out part and among negatives, with both languages on both sides."""
     positives = [e for e in ENTRIES if e["device_error"]]
     negatives = [e for e in ENTRIES if not e["device_error"]]
     assert len(positives) >= MIN_POSITIVES, len(positives)
     assert len(negatives) >= MIN_NEGATIVES, len(negatives)
-    assert {e["lang"] for e in positives} == {"en", "zh"}
-    assert {e["lang"] for e in negatives} == {"en", "zh"}
+    assert len(ALL) >= MIN_TOTAL, len(ALL)
+    assert len(HELDOUT) >= MIN_HELDOUT, len(HELDOUT)
+    assert sum(not e["device_error"] for e in ALL) >= MIN_ALL_NEGATIVES
+    for part in PARTS.values():
+        assert {e["lang"] for e in part if e["device_error"]} == {"en", "zh"}
+        assert {e["lang"] for e in part if not e["device_error"]} == {"en", "zh"}
+
+
+def test_pending_entries_are_development_entries():
+    """Only development entries can be pending; the held-out part keeps its own list in test_heldout.py."""
+    ids = {e["id"] for e in ENTRIES}
+    assert set(PENDING) <= ids, set(PENDING) - ids
 
 
 # Every era and family the issue names, each by a fragment that a real paste of it contains.
@@ -149,14 +186,22 @@ def test_diagnose_never_raises(report):
 
 def test_no_device_error_gets_a_wrong_chapter_with_confidence(report):
     """Confident answers on real device errors always name an acceptable chapter."""
-    wrong = report.confident_wrong
+    wrong = [v for v in report.confident_wrong if v.entry["id"] not in PENDING]
     assert wrong == [], "confident and wrong:\n" + _listing(wrong)
 
 
 def test_no_other_error_is_claimed_as_a_device_error(report):
     """dtype, shape, OOM, device-side asserts, missing CUDA... are declined."""
-    claimed = report.false_positives
+    claimed = [v for v in report.false_positives if v.entry["id"] not in PENDING]
     assert claimed == [], "claimed as device errors:\n" + _listing(claimed)
+
+
+def test_pending_entries_still_fail(report):
+    """An entry the index now answers right leaves PENDING, so that a later regression on it is caught."""
+    failing = {v.entry["id"]: "confident_wrong" for v in report.confident_wrong}
+    failing.update({v.entry["id"]: "false_positive" for v in report.false_positives})
+    fixed = sorted(i for i, how in PENDING.items() if failing.get(i) != how)
+    assert fixed == [], f"answered right now, remove from PENDING in {Path(__file__).name}: {fixed}"
 
 
 def test_recall_does_not_fall_below_the_floor(report):

@@ -13,13 +13,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .causes import CAUSES, CHAPTER_TITLES, CHECK, LABELS
-from .core import DEVICE, ErrorKind, Match, Route, derived, device_of, dtype_of, fill, js_source, normalise
+from .causes import CAUSES, CHAPTER_TITLES, CHECK, LABELS, REASONS
+from .core import DEVICE, MAX_PASTE, ErrorKind, Match, Route, derived, device_of, dtype_of, fill, js_source, normalise
+from .evidence import AMP_WORDS, Evidence, Frame, evidence, frames, rules_for_export
 from .kinds import ALL
 
 __all__ = [
-    "CAUSES", "CHAPTER_TITLES", "CHECK", "KINDS", "LABELS", "Diagnosis", "ErrorKind", "Match", "Route", "derived",
-    "device_of", "diagnose", "dtype_of", "export", "fill", "lookup", "match_kind", "normalise", "register",
+    "CAUSES", "CHAPTER_TITLES", "CHECK", "KINDS", "LABELS", "REASONS", "Diagnosis", "ErrorKind", "Evidence", "Frame",
+    "Match", "Ranked", "Route", "derived", "device_of", "diagnose", "dtype_of", "evidence", "export", "fill", "focus",
+    "frames", "lookup", "match_kind", "normalise", "register",
 ]
 
 KINDS: dict[str, ErrorKind] = {}
@@ -80,8 +82,18 @@ def match_kind(name: str, message: str) -> Match | None:
 
 
 @dataclass(frozen=True)
+class Ranked:
+    """A chapter to read, why (a key of REASONS) and, when a traceback frame was the evidence, which one."""
+
+    chapter: str
+    reason: str
+    where: str = ""
+
+
+@dataclass(frozen=True)
 class Diagnosis:
-    """What a pasted text says: a device error or not, the chapter to read, and how sure the index is."""
+    """What a pasted text says: a device error or not, the chapters to read (most likely first, each with its
+    reason), and whether the evidence is strong enough to name the first one with confidence."""
 
     device_error: bool
     chapter: str | None
@@ -93,6 +105,10 @@ class Diagnosis:
     argument: str | None
     causes: tuple[str, ...] = ()
     match: Match | None = None
+    ranking: tuple[Ranked, ...] = ()
+    evidence: tuple[Evidence, ...] = ()
+    cut: int = 0  # characters of a long paste that were not read (lines with no error, frame or device in them)
+    error_line: bool = False  # the paste holds a line that looks like an exception (`SomethingError: ...`)
 
     @property
     def recognised(self) -> bool:
@@ -105,37 +121,111 @@ class Diagnosis:
         return self.match.values if self.match else {}
 
 
+_RELEVANT = re.compile(
+    r"Error|error|Exception|Traceback|File |line \d|device|Device|DEVICE|cuda|CUDA|cpu|CPU|mps|meta|Backend|backend|"
+    r"tensor|Tensor|->|Cell In|\.py|设备|错误|报错|张量"
+)
+_ERROR_LINE = re.compile(r"(?:^|\s)(?:[\w.]*(?:Error|Exception)|Traceback|AssertionError|报错|错误)\b|Error[:：]")
+
+
+def focus(text: str) -> tuple[str, int]:
+    """A long paste (a whole log) cut down to the lines that can hold an error, a frame or a device, and how many
+    characters were left out. Short pastes are read whole."""
+    if len(text) <= MAX_PASTE:
+        return text, 0
+    lines = text.replace("\r\n", "\n").split("\n")
+    keep = [i for i, line in enumerate(lines) if _RELEVANT.search(line)]
+    kept = sorted({j for i in keep for j in (i, i + 1) if j < len(lines)})  # a frame's code line follows it
+    focused = "\n".join(lines[j] for j in kept)
+    if len(focused) > MAX_PASTE:  # still a log: its end is where the error is
+        focused = focused[-MAX_PASTE:]
+    return focused, max(0, len(text) - len(focused))
+
+
 def diagnose(text: object) -> Diagnosis:
-    """Read a pasted message, traceback or console fragment; never raises."""
+    """Read a pasted message, traceback or console fragment, of any size; never raises."""
     try:
         return _diagnose(str(text) if not isinstance(text, str) else text)
     except Exception:  # noqa: BLE001 - a reader's paste must never crash the reading
         return Diagnosis(False, None, False, [], None, (), None, None)
 
 
+_HALF = re.compile(r"[Hh]alf|[Bb][Ff]loat16|float16|HALF")
+
+
 def _diagnose(text: str) -> Diagnosis:
-    found = _matches(text, _ordered())
+    read, cut = focus(text)
+    error_line = bool(_ERROR_LINE.search(read))
+    found = _matches(read, _ordered())
     if not found:
-        return Diagnosis(False, None, False, [], None, (), None, None)
+        return Diagnosis(False, None, False, [], None, (), None, None, cut=cut, error_line=error_line)
     match = found[0]
     values = match.values
     route = match.kind.outcome(values)
     device_error = match.kind.device_error if route.device_error is None else route.device_error
     chapter = route.chapter
+    confident = bool(route.confident and chapter)
     candidates = [c for c in dict.fromkeys([chapter, *route.candidates]) if c]
+    causes = route.causes if device_error else ()
+    kind = route.family or match.kind.name
+    seen = tuple(evidence(frames(read)))
+    ranking: list[Ranked] = []
+    if device_error:
+        library = [e for e in seen if e.library]
+        own = [e for e in seen if not e.library]
+        # A PyTorch frame says where the error happened: it outranks the message. The reader's own line does too,
+        # unless the message alone already names its chapter with confidence.
+        first = library + ([] if confident else own)
+        ranking = [Ranked(e.chapter, e.reason, e.where) for e in first]
+        ranking += [Ranked(c, "message" if n == 0 else "message_also") for n, c in enumerate(candidates)]
+        ranking += [Ranked(e.chapter, e.reason, e.where) for e in (own if confident else [])]
+        ranking += [Ranked(c, "evidence_also") for e in seen for c in e.also]
+        if seen and ranking[0].chapter != chapter:
+            confident = False  # the frames and the message disagree: a ranking, not a certainty
+            extra = {"07-checkpoints": "optimizer_state", "08-amp": None, "04-batches": "batch_not_moved",
+                     "05-inside": "tensor_made_inside", "06-multigpu": "multi_gpu_mix"}.get(ranking[0].chapter)
+            if extra and extra not in causes:
+                causes = (extra, *causes)
+    else:
+        if kind == "dtype_mismatch":
+            # A dtype mismatch is mixed precision's business only when half precision or autocast is in the paste.
+            if not (_HALF.search(str(values)) or _HALF.search(read) or re.search(AMP_WORDS, read)
+                    or any(e.chapter == "08-amp" for e in seen)):
+                chapter, candidates = None, []
+        if kind == "invalid_device_ordinal" and any(e.reason in ("serialization", "torch_load") for e in seen):
+            chapter, candidates, causes = "07-checkpoints", ["07-checkpoints"], ("map_location_remap",)
+        if chapter:
+            where = next((e for e in seen if e.chapter == chapter), None)
+            ranking = [Ranked(chapter, where.reason, where.where) if where else Ranked(chapter, "message")]
+    ranking = _unique(ranking)
+    chapters = [r.chapter for r in ranking]
     devices = tuple(d for d in values.get("devices", "").split(",") if d)
     return Diagnosis(
         device_error=device_error,
-        chapter=chapter,
-        confident=bool(route.confident and chapter),
-        candidates=candidates,
-        kind=route.family or match.kind.name,
+        chapter=chapters[0] if chapters else None,
+        confident=bool(confident and chapters),
+        candidates=chapters,
+        kind=kind,
         devices=devices,
         op=values.get("op") or None,
         argument=values.get("arg") if values.get("arg") and not values["arg"].isdigit() else None,
-        causes=route.causes if device_error else (),
+        causes=tuple(causes),
         match=match,
+        ranking=tuple(ranking),
+        evidence=seen,
+        cut=cut,
+        error_line=error_line,
     )
+
+
+def _unique(ranking: list[Ranked]) -> list[Ranked]:
+    seen: set[str] = set()
+    out = []
+    for r in ranking:
+        if r.chapter and r.chapter not in seen:
+            seen.add(r.chapter)
+            out.append(r)
+    return out
 
 
 # --------------------------------------------------------------------------------------------- the browser's copy
@@ -165,6 +255,9 @@ def export() -> dict[str, object]:
             for k in _ordered()
         ],
         "causes": CAUSES,
+        "reasons": REASONS,
+        "frames": rules_for_export(),
+        "max_paste": MAX_PASTE,
         "check": CHECK,
         "labels": LABELS,
         "chapters": CHAPTER_TITLES,

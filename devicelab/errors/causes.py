@@ -104,6 +104,19 @@ CAUSES: dict[str, dict[str, str]] = {
         "zh": "检查点记住了每个张量保存时所在的设备，`torch.load` 默认放回原处；这台机器没有那个设备。"
         "请指定加载位置：`torch.load(path, map_location=device)`。",
     },
+    "map_location_remap": {
+        "en": "`torch.load` was asked to put a tensor on a GPU this machine does not have: the checkpoint was saved "
+        "on another GPU (say `cuda:1`). Remap it when loading: `torch.load(path, map_location={'cuda:1': 'cuda:0'})`, "
+        "or simply `map_location=device`.",
+        "zh": "`torch.load` 要把张量放到这台机器上不存在的 GPU 上：检查点是在另一块 GPU（比如 `cuda:1`）上保存的。"
+        "加载时重新映射：`torch.load(path, map_location={'cuda:1': 'cuda:0'})`，或者直接 `map_location=device`。",
+    },
+    "container_to": {
+        "en": "The batch is a list, tuple or dict of tensors (what a DataLoader returns for such a dataset). Move each "
+        "tensor, keeping the container: a small recursive `to_device(batch, device)` does it for any nesting.",
+        "zh": "这个批次是由张量组成的 list、tuple 或 dict（数据集返回这种结构时，DataLoader 也会返回它）。"
+        "请逐个移动其中的张量并保留容器结构：写一个递归的 `to_device(batch, device)` 就能处理任意嵌套。",
+    },
     "meta_weights": {
         "en": "A tensor is on the `meta` device: it has a shape but no data. A model built or loaded lazily "
         "(`device_map`, `low_cpu_mem_usage`, `init_empty_weights`, offloading) keeps parameters on `meta` until their "
@@ -165,6 +178,50 @@ CHECK = {
     "再把不在那里的东西移过去。",
 }
 
+# Why a chapter is on the list: the message itself, or a frame of the traceback (its place is shown beside it).
+REASONS: dict[str, dict[str, str]] = {
+    "message": {"en": "what the message itself says", "zh": "报错信息本身所说的"},
+    "message_also": {"en": "another common cause of this message", "zh": "这条报错的另一种常见原因"},
+    "evidence_also": {"en": "related to where it happened", "zh": "与出错位置相关"},
+    "optimizer_step": {
+        "en": "it was raised inside the optimizer's step: its state (momentum, Adam's averages) is on another "
+        "device than the parameters, typically loaded before the model was moved",
+        "zh": "错误发生在优化器的 step 里：它的状态（动量、Adam 的滑动平均）和参数不在同一个设备上，"
+        "通常是在移动模型之前就加载了优化器状态",
+    },
+    "grad_scaler": {"en": "it was raised inside GradScaler", "zh": "错误发生在 GradScaler 里"},
+    "autocast": {"en": "it was raised inside autocast", "zh": "错误发生在 autocast 里"},
+    "serialization": {
+        "en": "it was raised inside torch.load: the checkpoint's tensors go back to the device they were saved from",
+        "zh": "错误发生在 torch.load 里：检查点里的张量会回到保存时所在的设备",
+    },
+    "data_parallel": {"en": "it was raised inside DataParallel", "zh": "错误发生在 DataParallel 里"},
+    "distributed": {"en": "it was raised inside DDP or torch.distributed",
+                    "zh": "错误发生在 DDP 或 torch.distributed 里"},
+    "dataloader": {"en": "it was raised inside the DataLoader", "zh": "错误发生在 DataLoader 里"},
+    "rnn": {"en": "it was raised inside an RNN/LSTM/GRU: its hidden state",
+            "zh": "错误发生在 RNN/LSTM/GRU 里：与隐藏状态有关"},
+    "embedding": {"en": "it was raised inside an embedding lookup: the indices and the table",
+                  "zh": "错误发生在 embedding 查表时：与索引和嵌入表有关"},
+    "loss": {"en": "it was raised inside the loss: the labels (or the loss's weight tensor)",
+             "zh": "错误发生在损失函数里：与标签（或损失函数的权重张量）有关"},
+    "factory_in_forward": {
+        "en": "the failing line of your `forward` makes a tensor without `device=`: it is born on the CPU",
+        "zh": "你的 `forward` 中出错的那一行创建张量时没有写 `device=`：它会在 CPU 上创建",
+    },
+    "layer_in_forward": {
+        "en": "the failing line of your `forward` builds a layer: its parameters are born on the CPU",
+        "zh": "你的 `forward` 中出错的那一行新建了一个层：它的参数会在 CPU 上创建",
+    },
+    "numpy_call": {"en": "the failing line calls `.numpy()` without `.cpu()` first",
+                   "zh": "出错的那一行调用 `.numpy()` 之前没有先调用 `.cpu()`"},
+    "torch_load": {"en": "the failing line calls torch.load", "zh": "出错的那一行调用了 torch.load"},
+    "load_state_dict": {"en": "the failing line loads an optimizer's state", "zh": "出错的那一行加载了优化器状态"},
+    "optimizer_step_call": {"en": "the failing line is the optimizer's step", "zh": "出错的那一行是优化器的 step"},
+    "scaler_call": {"en": "the failing line uses the GradScaler", "zh": "出错的那一行用到了 GradScaler"},
+    "batch_loop": {"en": "the failing line loops over a batch", "zh": "出错的那一行在遍历一个批次"},
+}
+
 # The words around an answer, in both languages (explain.py and the paste page use the same ones).
 LABELS: dict[str, dict[str, str]] = {
     "device": {"en": "A device-placement error", "zh": "这是设备放置错误"},
@@ -177,11 +234,7 @@ LABELS: dict[str, dict[str, str]] = {
     "cause": {"en": "Likely cause", "zh": "可能的原因"},
     "check": {"en": "How to tell which", "zh": "如何分辨"},
     "chapter": {"en": "Read", "zh": "请阅读"},
-    "also": {"en": "also", "zh": "另见"},
-    "unsure": {
-        "en": "The message alone cannot say which of these it is: the ranking is a guess.",
-        "zh": "单凭报错无法确定是哪一种：上面的排序只是推测。",
-    },
+    "also": {"en": "Also possible", "zh": "也可能是"},
     "fallback": {
         "en": "No chapter of this course explains this family of device error; chapter 09's method applies to it.",
         "zh": "本课程没有专门讲这类设备错误的章节；第 09 章的排查方法同样适用。",
@@ -192,6 +245,24 @@ LABELS: dict[str, dict[str, str]] = {
         "the traceback (it starts with the error's type, e.g. `RuntimeError:`).",
         "zh": "无法识别：这看起来不像 PyTorch 的设备放置错误。请粘贴 traceback 的完整最后一行"
         "（以错误类型开头，例如 `RuntimeError:`）。",
+    },
+    "unknown_error": {
+        "en": "Not recognised as a device-placement error: none of the wordings PyTorch uses for one is in this text. "
+        "If you suspect one all the same, chapter 09's method applies: print the device of the model, the batch and "
+        "every tensor on the failing line.",
+        "zh": "没有识别出设备放置错误：这段文字里没有 PyTorch 报告设备错误时使用的任何一种说法。"
+        "如果仍然怀疑是设备问题，可以用第 09 章的方法：打印模型、批次以及出错那一行里每个张量所在的设备。",
+    },
+    "evidence": {"en": "In your traceback", "zh": "在你的 traceback 中"},
+    "ranking": {"en": "Chapters to read, most likely first", "zh": "建议阅读的章节（可能性从高到低）"},
+    "ranking_one": {"en": "Chapter to read", "zh": "建议阅读的章节"},
+    "guess": {
+        "en": "The message and the traceback do not settle it: this order is the most likely one, not a certainty.",
+        "zh": "仅凭报错信息和 traceback 无法确定：这个顺序只是最可能的情况，并非定论。",
+    },
+    "cut": {
+        "en": "This paste is long: {kb} KB of lines that name no error, frame or device were left out.",
+        "zh": "粘贴的内容很长：其中 {kb} KB 既不含错误、也不含调用帧或设备的行被略过了。",
     },
     "coming": {"en": "(chapter being written)", "zh": "（本章正在编写）"},
 }

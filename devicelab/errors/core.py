@@ -169,6 +169,8 @@ def derived(kind: ErrorKind, ordered: list[tuple[str, str]]) -> dict[str, str]:
                 values[name + "_dtype"] = dtype_of(raw)
                 if device:
                     devices.append(device)
+    for name, device in zip(("dev1", "dev2"), devices[:2]):
+        values.setdefault(name, device)
     values["devices"] = ",".join(devices)
     values["relation"] = _relation(devices)
     values["types"] = ",".join(sorted({d.split(":")[0] for d in devices}))
@@ -254,5 +256,17 @@ _PLACEHOLDER = re.compile(r"\{(\w+)\}")
 
 
 def fill(template: str, values: dict[str, str]) -> str:
-    """A template with its {placeholders} filled in ('?' where the message did not say)."""
-    return _PLACEHOLDER.sub(lambda m: values.get(m.group(1)) or "?", template)
+    """A template with its {placeholders} filled in; a parenthesis or a sentence whose placeholder the message did
+    not fill is left out (a reader never sees a blank slot)."""
+
+    def missing(part: str) -> bool:
+        return any(not values.get(name) for name in _PLACEHOLDER.findall(part))
+
+    text = _PARENTHESIS.sub(lambda m: "" if missing(m.group(0)) else m.group(0), template)
+    sentences = [part for part in _SENTENCE.split(text) if part and not missing(part)]
+    return _PLACEHOLDER.sub(lambda m: values[m.group(1)], "".join(sentences)).strip()
+
+
+# A parenthesis holding a placeholder (ASCII or full-width), and the end of a sentence in either language.
+_PARENTHESIS = re.compile(r" ?[(（][^()（）]*\{\w+\}[^()（）]*[)）]")
+_SENTENCE = re.compile(r"(?<=[.!?;:。！？；：])(?=\s|[^\x00-\x7f]|$)")

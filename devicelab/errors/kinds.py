@@ -446,6 +446,117 @@ DESERIALIZE = ErrorKind(
     },
 )
 
+# Old and odd wordings: each names two devices (or a CPU tensor given to GPU code) in its own words.
+LEGACY_BACKEND = ErrorKind(
+    name="legacy_backend",
+    chapter="01-devices",
+    confident=False,
+    candidates=("05-inside", "09-debugging"),
+    causes=("batch_not_moved", "model_not_moved", "layer_outside_to"),
+    patterns=(
+        # torch 0.4 .. 1.0 (TensorIterator's ancestor): backend and dtype of both sides
+        r"expected backend (?P<want>\w+) and dtype \w+ but got backend (?P<found>\w+) and dtype \w+",
+        # torch 1.0 .. 1.2 CPU_tensor_apply / checkBackend
+        r"Expected tensor to have (?P<want>\w+) Backend, but got tensor with (?P<found>\w+) Backend"
+        r"(?: \(while checking arguments for (?P<op>\w+))?",
+        r"Expected tensor for argument #\d+ '(?P<arg>\w+)' to have (?P<want>\w+) Backend, but got tensor with "
+        r"(?P<found>\w+) Backend",
+    ),
+    example="RuntimeError: expected backend CUDA and dtype Float but got backend CPU and dtype Float",
+    reading={
+        "en": "An old PyTorch wording of the same-device check: the operation wanted every tensor on {want_dev} and "
+        "got one on {found_dev}.",
+        "zh": "这是旧版 PyTorch 对同一设备检查的说法：该运算要求所有张量都在 {want_dev} 上，"
+        "却收到了一个在 {found_dev} 上的张量。",
+    },
+)
+
+SPARSE_ASSERT = ErrorKind(
+    name="sparse_cuda_assert",
+    chapter="01-devices",
+    confident=False,
+    candidates=("09-debugging",),
+    causes=("batch_not_moved", "model_not_moved"),
+    device_fields=(),
+    patterns=(r"(?P<_assert>!?\w+\.is_cuda\(\)) INTERNAL ASSERT FAILED",),
+    example='RuntimeError: !t.is_cuda() INTERNAL ASSERT FAILED at "../aten/src/ATen/native/sparse/'
+    'SparseTensorMath.cpp":1143',
+    reading={
+        "en": "An internal check of a (sparse) CPU or GPU kernel found a tensor on the other kind of device: one "
+        "operand is on the GPU and another on the CPU.",
+        "zh": "（稀疏）张量运算内核的内部检查发现了一个位于另一类设备上的张量：一个操作数在 GPU 上，另一个在 CPU 上。",
+    },
+)
+
+TRITON_POINTER = ErrorKind(
+    name="triton_cpu_pointer",
+    chapter="01-devices",
+    confident=False,
+    candidates=("05-inside", "09-debugging"),
+    causes=("batch_not_moved", "layer_outside_to"),
+    device_fields=(),
+    patterns=(r"Pointer argument \(at (?P<arg>\d+)\) cannot be accessed from Triton \(cpu tensor\?\)",),
+    example="ValueError: Pointer argument (at 0) cannot be accessed from Triton (cpu tensor?)",
+    reading={
+        "en": "A Triton GPU kernel (a custom kernel, or one that torch.compile generated) was given a CPU tensor as "
+        "its argument number {arg}: a GPU kernel can only read GPU memory.",
+        "zh": "一个 Triton GPU 内核（自定义的，或由 torch.compile 生成的）的第 {arg} 个参数收到了 CPU 张量："
+        "GPU 内核只能读取显存。",
+    },
+)
+
+SPARSE_INDICES = ErrorKind(
+    name="sparse_indices_device",
+    chapter="01-devices",
+    confident=False,
+    candidates=("06-multigpu", "09-debugging"),
+    causes=("batch_not_moved",),
+    device_fields=("want", "found"),
+    routes=(Route({"relation": "^index$"}, "06-multigpu", False, ("multi_gpu_mix",), ("01-devices",)),),
+    patterns=(r"device of (?P<arg>indices) \((?P<found>-?\d+)\) must match device of values \((?P<want>-?\d+)\)",),
+    example="RuntimeError: device of indices (0) must match device of values (5)",
+    reading={
+        "en": "A sparse tensor was built from indices and values on different devices (device numbers: -1 is the "
+        "CPU, 0, 1, ... are GPUs): indices on {found_dev}, values on {want_dev}.",
+        "zh": "稀疏张量的 indices 和 values 位于不同的设备上（设备编号 -1 表示 CPU，0、1……表示 GPU）："
+        "indices 在 {found_dev} 上，values 在 {want_dev} 上。",
+    },
+)
+
+CONTAINER_TO = ErrorKind(
+    name="container_has_no_to",
+    chapter="04-batches",
+    causes=("container_to",),
+    device_fields=(),
+    patterns=(r"'(?P<container>list|tuple|dict)' object has no attribute '(?P<method>to|cuda|cpu)'",),
+    example="AttributeError: 'list' object has no attribute 'to'",
+    reading={
+        "en": "`.{method}()` was called on a Python {container}: a batch that is a {container} of tensors has no "
+        "`.{method}()` of its own; each tensor in it has to be moved (and put back in a {container}).",
+        "zh": "对一个 Python {container} 调用了 `.{method}()`：由张量组成的 {container} 批次本身没有 "
+        "`.{method}()`，需要把其中每个张量分别移动（再放回 {container} 里）。",
+    },
+)
+
+AUTOCAST_DEVICE_TYPE = ErrorKind(
+    name="autocast_device_type",
+    chapter="08-amp",
+    device_error=False,
+    device_fields=(),
+    patterns=(
+        r"unsupported autocast device_type '(?P<given>[^']+)'",
+        r"User specified an unsupported autocast device_type '(?P<given>[^']+)'",
+        r"Expected `device_type` of type `str`, got: `(?P<given>[^`]+)`",
+    ),
+    example="RuntimeError: unsupported autocast device_type 'cuda:0'",
+    reading={
+        "en": "Not a placement mix-up between tensors: autocast takes a device *type* (`'cuda'`, `'cpu'`, `'mps'`), "
+        "not a device with an index or a `torch.device` (it got `{given}`). Pass `device.type`; chapter 08 shows it.",
+        "zh": "不是张量之间放错了设备：autocast 需要的是设备*类型*（`'cuda'`、`'cpu'`、`'mps'`），"
+        "而不是带编号的设备或 `torch.device`（它收到的是 `{given}`）。请传入 `device.type`；第 08 章有示例。",
+    },
+)
+
 LEGACY_ARGUMENTS = ErrorKind(
     name="legacy_argument_types",
     chapter=None,
@@ -571,10 +682,11 @@ DTYPE = _declined(
         r"Expected (?:query|key|value)[\w ,]* to have the same dtype",
     ),
     "mat1 and mat2 must have the same dtype, but got Float and Half",
-    "Not a device error: two tensors have different dtypes (float32, float16, bfloat16...), usually under mixed "
-    "precision or after `.half()`. Chapter 08 explains what autocast casts and what it leaves alone.",
-    "不是设备错误：两个张量的数据类型（float32、float16、bfloat16……）不同，通常出现在混合精度下或调用 `.half()` 之后。"
-    "第 08 章讲解 autocast 会转换什么、不会转换什么。",
+    "Not a device error: two tensors have different dtypes (float32, float16, bfloat16, int64...). Under mixed "
+    "precision or after `.half()`, chapter 08 explains what autocast casts and what it leaves alone; a loss's class "
+    "labels must be integers (`labels.long()`).",
+    "不是设备错误：两个张量的数据类型（float32、float16、bfloat16、int64……）不同。如果用了混合精度或调用了 "
+    "`.half()`，第 08 章讲解 autocast 会转换什么、不会转换什么；损失函数的类别标签必须是整数（`labels.long()`）。",
 )
 
 SHAPE = _declined(
@@ -673,6 +785,7 @@ CUDA_FORK = _declined(
 
 ALL = (
     SAME_DEVICE, CONV, DATAPARALLEL, DDP, INDICES_CURRENT, RNN, CAT, ADVANCED_INDEX, META, GENERATOR, PIN, NUMPY,
-    DESERIALIZE, LEGACY_ARGUMENTS, HAND_WRITTEN,
+    DESERIALIZE, LEGACY_BACKEND, SPARSE_ASSERT, TRITON_POINTER, SPARSE_INDICES, CONTAINER_TO, LEGACY_ARGUMENTS,
+    HAND_WRITTEN, AUTOCAST_DEVICE_TYPE,
     STATE_DICT_PREFIX, WEIGHTS_ONLY, DTYPE, SHAPE, OOM, CUDA_FAULT, NO_CUDA, INVALID_ORDINAL, CUDA_FORK,
 )

@@ -9,12 +9,32 @@ The words come from the error index (devicelab.errors), the one source that the 
 from __future__ import annotations
 
 import argparse
+import os
+import re
 import sys
 import traceback
 from pathlib import Path
 
-from ..errors import CAUSES, CHAPTER_TITLES, CHECK, LABELS, Diagnosis, diagnose, fill
+from ..errors import CAUSES, CHAPTER_TITLES, CHECK, LABELS, REASONS, Diagnosis, diagnose, fill
 from ..messages import get_language
+
+DEFAULT_SITE_URL = "https://devicelab-course.github.io/pytorch-device-errors/"
+# mkdocs.yml's `site_url: !ENV [VARIABLE, "default address"]`
+_SITE_URL = re.compile(r"""^site_url:\s*(?:!ENV\s*\[\s*(\w+)\s*,\s*)?["']?([^"'\]\s]+)["']?""")
+
+
+def site_url() -> str:
+    """The course site's address: DEVICELAB_SITE_URL, else mkdocs.yml's site_url in a clone, else the default."""
+    address = os.environ.get("DEVICELAB_SITE_URL")
+    if not address:
+        config = Path(__file__).resolve().parents[2] / "mkdocs.yml"
+        if config.is_file():
+            for line in config.read_text(encoding="utf-8").splitlines():
+                found = _SITE_URL.match(line)
+                if found:
+                    address = found.group(2)
+                    break
+    return (address or DEFAULT_SITE_URL).rstrip("/") + "/"
 
 
 def chapter_path(chapter: str, lang: str) -> str:
@@ -22,8 +42,13 @@ def chapter_path(chapter: str, lang: str) -> str:
     return f"{'' if lang == 'en' else lang + '/'}{chapter}/"
 
 
+def chapter_url(chapter: str, lang: str) -> str:
+    """The full address of a chapter's page in `lang`: a terminal or a notebook shows it as a link one can click."""
+    return site_url() + chapter_path(chapter, lang)
+
+
 def _chapter_line(chapter: str, lang: str) -> str:
-    return f"{CHAPTER_TITLES[chapter][lang]} — {chapter_path(chapter, lang)}"
+    return f"{CHAPTER_TITLES[chapter][lang]} — {chapter_url(chapter, lang)}"
 
 
 def render(text: str, lang: str | None = None) -> str:
@@ -33,40 +58,79 @@ def render(text: str, lang: str | None = None) -> str:
 
 
 def render_diagnosis(d: Diagnosis, lang: str) -> str:
-    """The explanation of a diagnosis, as plain text in `lang`."""
+    """The explanation of a diagnosis, as plain text in `lang`: no blank slot, no sentence twice, no internal name."""
     words = {key: entry[lang] for key, entry in LABELS.items()}
+    lines: list[str] = []
+    if d.cut:
+        lines += [fill(words["cut"], {"kb": str(max(1, round(d.cut / 1024)))}), ""]
     if d.match is None:
-        return words["unknown"]
+        return "\n".join(lines + [words["unknown_error"] if d.error_line else words["unknown"]])
     values = d.values
     if not d.device_error:
-        lines = [f"{words['not_device']} ({words['family']}: {d.kind})", fill(d.match.kind.reading[lang], values)]
+        reading = fill(d.match.kind.reading[lang], values)
         if d.kind != d.match.kind.name:  # a dtype mismatch found by a device family's wording
-            lines[1] = fill(_declined_reading(d.kind, lang), values)
-        if d.chapter:
-            lines.append(f"{words['chapter']}: {_chapter_line(d.chapter, lang)}")
-        return "\n".join(lines)
-    facts = [f"{words['op']}: {d.op}" if d.op else "", f"{words['arg']}: {d.argument}" if d.argument else "",
-             f"{words['devices']}: {', '.join(d.devices)}" if d.devices else ""]
-    lines = [f"{words['device']} ({words['family']}: {d.kind})"]
-    if any(facts):
-        lines.append(" · ".join(f for f in facts if f))
+            reading = fill(_declined_reading(d.kind, lang), values)
+        # The readings open with their own "Not a device error: ..."; the label says it once.
+        reading = re.sub(r"^(?:Not [^:.]*:\s*|不是[^：。]*：)", "", reading)
+        reading = reading[:1].upper() + reading[1:]
+        lines += [f"{words['not_device']} {reading}".strip()]
+        lines += [_indent(fill(CAUSES[key][lang], values)) for key in d.causes]
+        lines += _ranking(d, lang, words)
+        return _dedupe("\n".join(lines))
+    colon = "：" if lang == "zh" else ": "
+    facts = [f"{words['op']}{colon}{d.op}" if d.op else "", f"{words['arg']}{colon}{d.argument}" if d.argument else "",
+             f"{words['devices']}{colon}{', '.join(d.devices)}" if d.devices else ""]
+    lines.append(" · ".join([words["device"], *(f for f in facts if f)]))
     lines += ["", words["meaning"], _indent(d.match.reading(lang))]
+    if d.evidence:
+        lines += ["", words["evidence"] + ("：" if lang == "zh" else ":")]
+        for e in d.evidence:
+            lines.append(_indent(f"{e.where} — {REASONS[e.reason][lang]}"))
+            if e.code:
+                lines.append(_indent(_indent(e.code)))
     causes = [fill(CAUSES[key][lang], values) for key in d.causes]
+    causes = [c for c in dict.fromkeys(causes) if c]
     if causes:
         lines += ["", words["causes"] if len(causes) > 1 else words["cause"]]
         lines += [_indent(f"{n}. {cause}" if len(causes) > 1 else cause) for n, cause in enumerate(causes, 1)]
     if len(causes) > 1 or not d.confident:
-        if not d.confident and len(causes) > 1:
-            lines.append(_indent(words["unsure"]))
         lines += ["", words["check"], _indent(CHECK[lang])]
-    if d.chapter:
-        lines += ["", f"{words['chapter']}: {_chapter_line(d.chapter, lang)}"]
-        others = [chapter_path(c, lang) for c in d.candidates[1:]]
-        if others:
-            lines.append(f"{words['also']}: {', '.join(others)}")
-        if d.chapter == "09-debugging":
-            lines.append(words["fallback"])
-    return "\n".join(lines)
+    lines += _ranking(d, lang, words)
+    return _dedupe("\n".join(lines))
+
+
+def _ranking(d: Diagnosis, lang: str, words: dict[str, str]) -> list[str]:
+    if not d.ranking:
+        return []
+    main = [r for r in d.ranking if r.reason not in ("message_also", "evidence_also")] or list(d.ranking[:1])
+    others = [r for r in d.ranking if r not in main]
+    lines = ["", words["ranking"] if len(d.ranking) > 1 else words["ranking_one"]]
+    for n, r in enumerate(main, 1):
+        colon = "：" if lang == "zh" else ": "
+        why = f"{words['evidence']}{colon}{r.where}" if r.where else REASONS[r.reason][lang]
+        lines.append(_indent(f"{n}. {_chapter_line(r.chapter, lang)}"))
+        lines.append(_indent(_indent(why)))
+    if others:
+        colon, separator = ("：", "；") if lang == "zh" else (": ", "; ")
+        lines.append(_indent(words["also"] + colon + separator.join(_chapter_line(r.chapter, lang) for r in others)))
+    if d.device_error and not d.confident and len(d.ranking) > 1:
+        lines.append(_indent(words["guess"]))
+    if d.device_error and d.chapter == "09-debugging":
+        lines.append(_indent(words["fallback"]))
+    return lines
+
+
+def _dedupe(text: str) -> str:
+    """The text with any repeated line (a sentence said twice) kept only where it first appears."""
+    seen: set[str] = set()
+    out = []
+    for line in text.split("\n"):
+        key = line.strip()
+        if key and key in seen and len(key) > 20:
+            continue
+        seen.add(key)
+        out.append(line)
+    return "\n".join(out).strip("\n")
 
 
 def _declined_reading(family: str | None, lang: str) -> str:
@@ -82,8 +146,8 @@ def _indent(text: str) -> str:
 
 def explain(error_or_text: BaseException | str, lang: str | None = None) -> None:
     """Print what an error (an exception, a message or a whole traceback) means and which chapter explains it."""
-    if isinstance(error_or_text, BaseException):
-        text = "".join(traceback.format_exception_only(type(error_or_text), error_or_text))
+    if isinstance(error_or_text, BaseException):  # the whole traceback: its frames say where it happened
+        text = "".join(traceback.format_exception(type(error_or_text), error_or_text, error_or_text.__traceback__))
     else:
         text = str(error_or_text)
     print(render(text, lang))

@@ -207,9 +207,10 @@ def test_the_reading_follows_the_chosen_language():
     assert match.reading() != match.reading("en")
 
 
-def test_a_reading_without_fields_shows_question_marks():
+def test_a_reading_without_fields_leaves_out_what_the_message_did_not_say():
     reading = match_kind("same_device", MPS_PLACEHOLDER).reading("en")
-    assert "?" in reading and "{" not in reading
+    assert "?" not in reading and "{" not in reading and "()" not in reading
+    assert reading.startswith("PyTorch checked the devices")
 
 
 @pytest.mark.parametrize("name", list(KINDS))
@@ -325,12 +326,17 @@ def test_the_conv_message_is_read_by_which_side_is_on_the_gpu(message, chapter, 
     "Input type (c10::Half) and bias type (float) should be the same",
     "mat1 and mat2 must have the same dtype, but got Float and Half",
     "expected scalar type Half but found Float",
-    "Expected object of type torch.cuda.LongTensor but found type torch.cuda.FloatTensor for argument #2 'target'",
     "mat1和mat2必须具有相同的数据类型,但是得到了float和half",
 ])
 def test_dtype_mismatches_are_declined_and_sent_to_chapter_08(message):
     d = diagnose(message)
     assert not d.device_error and d.kind == "dtype_mismatch" and d.chapter == "08-amp" and d.causes == ()
+
+
+def test_a_label_dtype_mismatch_without_half_precision_is_declined_without_a_chapter():
+    d = diagnose("Expected object of type torch.cuda.LongTensor but found type torch.cuda.FloatTensor for argument #2 "
+                 "'target'")
+    assert not d.device_error and d.kind == "dtype_mismatch" and d.chapter is None and d.causes == ()
 
 
 @pytest.mark.parametrize(("message", "kind", "chapter"), [

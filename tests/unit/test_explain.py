@@ -29,14 +29,14 @@ def test_a_confident_device_error_says_meaning_cause_fix_and_chapter(lang):
     assert "wrapper_CUDA__index_select" in text and "index" in text and "cpu" in text and "cuda:0" in text
     assert CAUSES["ids_not_moved"][lang] in text  # the cause, with its fix
     assert chapter_path("03-embedding", lang) in text
-    assert LABELS["unsure"][lang] not in text and CHECK[lang] not in text  # one cause, nothing to tell apart
+    assert LABELS["guess"][lang] not in text and CHECK[lang] not in text  # one cause, nothing to tell apart
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_an_ambiguous_message_lists_the_causes_ranked_and_how_to_tell_which(lang):
     text = render(SHORT_FORM, lang)
     assert LABELS["causes"][lang] in text and "1. " in text and "2. " in text
-    assert LABELS["unsure"][lang] in text and CHECK[lang] in text
+    assert LABELS["guess"][lang] in text and CHECK[lang] in text
     assert "next(model.parameters()).device" in text
     assert chapter_path("01-devices", lang) in text and chapter_path("05-inside", lang) in text
 

@@ -1,0 +1,188 @@
+"""What the frames of a pasted traceback say about where a device error happened.
+
+A message names an operation and two devices; the traceback around it says *where*: inside an optimizer's
+`step` (its state was left on another device: chapter 07), inside `torch.load` (07), inside DataParallel or
+DDP (06), inside autocast or a GradScaler (08), inside the DataLoader (04), or on a line of the reader's own
+`forward` that makes a tensor without `device=` (05). `frames()` reads the frames of the three traceback
+styles people paste (Python's, IPython 8's and older IPython's); `evidence()` applies the rules below to them.
+
+Every rule is data (regexes, a chapter, a reason), exported with the index so that the paste page's
+JavaScript reads tracebacks exactly as this module does. Keep the regexes JavaScript-compatible.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+# Python: `  File "/x/torch/optim/sgd.py", line 84, in step` then the code line.
+_PYTHON = re.compile(r'^\s*File "(?P<path>[^"\n]+)", line (?P<line>\d+), in (?P<func>\S+)')
+# IPython >= 8: `File /x/torch/nn/modules/module.py:1736, in Module._call_impl(self, *args)` and `Cell In[3], line 5`.
+_IPYTHON = re.compile(r"^\s*(?:File )?(?P<path>[^\s,:()]+\.py):(?P<line>\d+), in (?P<func>[\w.<>]+)")
+_CELL = re.compile(r"^\s*(?P<path>Cell In ?\[\d*\]|Input In ?\[\d*\]), line (?P<line>\d+)(?:, in (?P<func>[\w.<>]+))?")
+# IPython < 8: `/x/torch/optim/adam.py in step(self, closure)` and `<ipython-input-5-2f1c> in <module>`.
+_OLD_IPYTHON = re.compile(r"^\s*(?P<path>(?:/|[A-Za-z]:[\\/]|~)\S+\.py|<ipython-input-[\w-]+>) in (?P<func>[\w.<>]+)\(")
+# The line that raised, in IPython's listings: `----> 5 y = model(x)`.
+_ARROW = re.compile(r"^\s*-+>\s*(?P<line>\d+)\s?(?P<code>.*)$")
+_TORCH = re.compile(r"(?:^|/)(?P<rel>torch/(?:nn|optim|utils|amp|cuda|distributed|autograd|_dynamo|_inductor|fx|jit|"
+                    r"backends|sparse|_\w+\.py|serialization\.py|storage\.py|functional\.py|overrides\.py)(?:/.*)?)$")
+
+
+@dataclass(frozen=True)
+class Frame:
+    """One frame of a traceback: file, line, function and the code shown for it."""
+
+    path: str
+    line: str
+    func: str
+    code: str
+
+    @property
+    def torch_path(self) -> str:
+        """The path from `torch/` on for a frame inside PyTorch, else ''."""
+        found = _TORCH.search(self.path)
+        return found.group("rel") if found else ""
+
+    @property
+    def where(self) -> str:
+        """The frame as a reader finds it in the traceback: `optim/sgd.py, line 84, in step`."""
+        rel = self.torch_path
+        shown = rel[len("torch/"):] if rel else self.path.rsplit("/", 1)[-1]
+        return f"{shown}, line {self.line}, in {self.func}" if self.line else f"{shown}, in {self.func}"
+
+
+def frames(text: str) -> list[Frame]:
+    """The frames of every traceback in a pasted text, outermost first, each with its code line if shown."""
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").replace("\\\\", "/").split("\n")
+    lines = [re.sub(r"\x1b\[[0-9;]*[A-Za-z]", "", line).replace("\\", "/") for line in lines]
+    found: list[Frame] = []
+    index = 0
+    while index < len(lines):
+        line = lines[index]
+        match = _PYTHON.match(line) or _IPYTHON.match(line) or _CELL.match(line) or _OLD_IPYTHON.match(line)
+        if not match:
+            index += 1
+            continue
+        groups = match.groupdict()
+        path, number = groups["path"], groups.get("line") or ""
+        func = groups.get("func") or "<cell>"
+        code = ""
+        if match.re is _PYTHON:
+            following = lines[index + 1] if index + 1 < len(lines) else ""
+            if following.strip() and not _starts_frame(following) and not set(following.strip()) <= set("^~ "):
+                code = following.strip()
+        else:  # IPython: the arrowed line of the listing below the header
+            for below in lines[index + 1: index + 40]:
+                if _starts_frame(below):
+                    break
+                arrow = _ARROW.match(below)
+                if arrow:
+                    number, code = number or arrow.group("line"), arrow.group("code").strip()
+                    break
+        found.append(Frame(path, number, func, code))
+        index += 1
+    return found
+
+
+def _starts_frame(line: str) -> bool:
+    return bool(_PYTHON.match(line) or _IPYTHON.match(line) or _CELL.match(line) or _OLD_IPYTHON.match(line))
+
+
+@dataclass(frozen=True)
+class FrameRule:
+    """A frame that points to a chapter: a PyTorch file (and function), or a line of the reader's own code."""
+
+    reason: str  # key of REASONS
+    chapter: str
+    torch_path: str = ""  # regex on the path from torch/ on (library frames)
+    func: str = ""  # regex on the function name
+    code: str = ""  # regex on the code line (the reader's own frames)
+    code_not: str = ""  # ...that this regex does not match
+    also: tuple[str, ...] = ()  # the next chapters to read for this reason
+
+
+# Innermost frames are read first: the library frame closest to the error, then the reader's own line.
+LIBRARY_RULES: tuple[FrameRule, ...] = (
+    FrameRule("optimizer_step", "07-checkpoints", torch_path=r"^torch/optim/", also=("01-devices",)),
+    FrameRule("grad_scaler", "08-amp", torch_path=r"^torch/(?:amp|cuda/amp)/grad_scaler\.py"),
+    FrameRule("autocast", "08-amp", torch_path=r"^torch/(?:amp/autocast_mode|cuda/amp/autocast_mode|amp/)"),
+    FrameRule("serialization", "07-checkpoints", torch_path=r"^torch/(?:serialization|_utils|storage)\.py"),
+    FrameRule("data_parallel", "06-multigpu",
+              torch_path=r"^torch/nn/parallel/(?:data_parallel|parallel_apply|replicate|scatter_gather|comm|_functions)"
+              r"\.py", also=("02-dataparallel",)),
+    FrameRule("distributed", "06-multigpu", torch_path=r"^torch/(?:nn/parallel/distributed\.py|distributed/)"),
+    FrameRule("dataloader", "04-batches", torch_path=r"^torch/utils/data/"),
+    FrameRule("rnn", "05-inside", torch_path=r"^torch/nn/modules/rnn\.py"),
+    FrameRule("embedding", "03-embedding", torch_path=r"^torch/nn/(?:modules/sparse\.py|functional\.py)",
+              func=r"^(?:Embedding\.)?(?:forward|embedding|embedding_bag)$"),
+    FrameRule("loss", "03-embedding", torch_path=r"^torch/nn/(?:modules/loss\.py|functional\.py)",
+              func=r"(?:loss|cross_entropy|nll_loss|forward)$", also=("02-dataparallel",)),
+)
+
+_FACTORY = (r"\btorch\.(?:zeros|ones|empty|full|rand|randn|randint|randperm|arange|linspace|logspace|eye|tensor|"
+            r"as_tensor|from_numpy|FloatTensor|LongTensor|Tensor|BoolTensor)\(")
+USER_RULES: tuple[FrameRule, ...] = (
+    FrameRule("factory_in_forward", "05-inside", func=r"forward$", code=_FACTORY, code_not=r"device ?="),
+    FrameRule("layer_in_forward", "05-inside", func=r"forward$", code=r"\bnn\.[A-Z]\w*\("),
+    FrameRule("numpy_call", "01-devices", code=r"\.numpy\(\)", code_not=r"\.cpu\(\)\s*\.numpy\(\)"),
+    FrameRule("torch_load", "07-checkpoints", code=r"\btorch\.load\("),
+    FrameRule("load_state_dict", "07-checkpoints", code=r"optim\w*\.load_state_dict\("),
+    FrameRule("optimizer_step_call", "07-checkpoints", code=r"\b(?:optim\w*|opt)\.step\(\)"),
+    FrameRule("scaler_call", "08-amp", code=r"\bscaler\.(?:step|scale|unscale_)\("),
+    FrameRule("batch_loop", "04-batches", code=r"\bfor\b[^:]*\bin\b[^:]*\b(?:batch|loader|dataloader)\b"),
+)
+
+# Words in a traceback that say mixed precision is in play (for dtype mismatches).
+AMP_WORDS = r"autocast|GradScaler|\.half\(\)|torch\.float16|torch\.bfloat16|\bamp\b|bf16|fp16"
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """A frame that points to a chapter, and why."""
+
+    chapter: str
+    reason: str
+    where: str
+    code: str
+    also: tuple[str, ...] = ()
+    library: bool = True
+
+
+def _applies(rule: FrameRule, frame: Frame, path: str) -> bool:
+    if rule.torch_path and not re.search(rule.torch_path, path, re.ASCII):
+        return False
+    if rule.func and not re.search(rule.func, frame.func.rsplit(".", 1)[-1] if rule.torch_path else frame.func,
+                                   re.ASCII):
+        return False
+    if rule.code and not re.search(rule.code, frame.code, re.ASCII):
+        return False
+    return not (rule.code_not and re.search(rule.code_not, frame.code, re.ASCII))
+
+
+def evidence(found: list[Frame]) -> list[Evidence]:
+    """What the frames point to, strongest first: the innermost PyTorch frame a rule knows, then the reader's lines."""
+    library: list[Evidence] = []
+    own: list[Evidence] = []
+    for frame in reversed(found):
+        path = frame.torch_path
+        if path:
+            for rule in LIBRARY_RULES:
+                if _applies(rule, frame, path):
+                    library.append(Evidence(rule.chapter, rule.reason, frame.where, frame.code, rule.also, True))
+                    break
+        elif frame.code:
+            for rule in USER_RULES:
+                if _applies(rule, frame, ""):
+                    own.append(Evidence(rule.chapter, rule.reason, frame.where, frame.code, rule.also, False))
+                    break
+    return library[:1] + own[:2]
+
+
+def rules_for_export() -> dict[str, object]:
+    """The rules as plain data for the paste page."""
+
+    def rule(r: FrameRule) -> dict[str, object]:
+        return {"reason": r.reason, "chapter": r.chapter, "torch_path": r.torch_path, "func": r.func, "code": r.code,
+                "code_not": r.code_not, "also": list(r.also)}
+
+    return {"library": [rule(r) for r in LIBRARY_RULES], "user": [rule(r) for r in USER_RULES], "amp": AMP_WORDS}

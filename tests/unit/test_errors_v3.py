@@ -1,0 +1,156 @@
+"""The error reader reads the whole traceback, old and odd wordings, and never shows a blank slot or a guess as sure.
+
+Each old or odd wording below was pasted in a public thread; each frame rule is one line of a real traceback
+style (Python's, IPython 8's, IPython 7's).
+"""
+
+import pytest
+
+from devicelab.errors import diagnose, evidence, frames
+from devicelab.explain import chapter_url, render
+
+SITE = "devicelab-course"
+
+
+@pytest.mark.parametrize(("message", "chapter"), [
+    ("RuntimeError: expected backend CUDA and dtype Float but got backend CPU and dtype Float", "01-devices"),
+    ("RuntimeError: Expected tensor to have CUDA Backend, but got tensor with CPU Backend (while checking arguments "
+     "for CPU_tensor_apply2)", "01-devices"),
+    ('RuntimeError: !t.is_cuda() INTERNAL ASSERT FAILED at "../aten/src/ATen/native/sparse/SparseTensorMath.cpp":1143, '
+     "please report a bug to PyTorch.", "01-devices"),
+    ("ValueError: Pointer argument (at 0) cannot be accessed from Triton (cpu tensor?)", "01-devices"),
+    ("RuntimeError: device of indices (-1) must match device of values (0)", "01-devices"),
+    ("RuntimeError: device of indices (0) must match device of values (5)", "06-multigpu"),
+    ("AttributeError: 'list' object has no attribute 'to'", "04-batches"),
+    ("AttributeError: 'dict' object has no attribute 'cuda'", "04-batches"),
+])
+def test_old_and_odd_wordings_are_device_errors_with_their_chapter(message, chapter):
+    d = diagnose(message)
+    assert d.device_error and d.chapter == chapter, d
+
+
+def test_an_autocast_given_a_device_with_an_index_is_declined_towards_chapter_08():
+    d = diagnose("RuntimeError: unsupported autocast device_type 'cuda:0'")
+    assert not d.device_error and d.chapter == "08-amp"
+    assert "device.type" in render("RuntimeError: unsupported autocast device_type 'cuda:0'", "en")
+
+
+def test_a_label_dtype_error_is_declined_without_a_chapter_unless_half_precision_is_in_the_traceback():
+    plain = diagnose("RuntimeError: Expected object of scalar type Long but got scalar type Float for argument #2 "
+                     "'target' in call to _thnn_nll_loss_forward")
+    assert not plain.device_error and plain.chapter is None
+    with_amp = diagnose('  File "train.py", line 30, in <module>\n    with torch.autocast("cuda"):\n'
+                        "RuntimeError: Expected object of scalar type Long but got scalar type Float")
+    assert not with_amp.device_error and with_amp.chapter == "08-amp"
+
+
+def test_invalid_device_ordinal_inside_torch_load_is_chapter_07_with_the_remapping():
+    text = (
+        "Traceback (most recent call last):\n"
+        '  File "eval.py", line 12, in <module>\n'
+        "    state = torch.load(\"ckpt.pt\")\n"
+        '  File "/usr/lib/python3.10/site-packages/torch/serialization.py", line 1014, in load\n'
+        "    return _load(opened_zipfile,\n"
+        '  File "/usr/lib/python3.10/site-packages/torch/serialization.py", line 1422, in _load\n'
+        "    result = unpickler.load()\n"
+        "RuntimeError: CUDA error: invalid device ordinal"
+    )
+    d = diagnose(text)
+    assert d.chapter == "07-checkpoints" and "map_location_remap" in d.causes
+    assert "{'cuda:1': 'cuda:0'}" in render(text, "en")
+    assert diagnose("RuntimeError: CUDA error: invalid device ordinal").chapter == "06-multigpu"
+
+
+OPTIMIZER_TRACEBACK = (
+    "Traceback (most recent call last):\n"
+    '  File "train.py", line 120, in <module>\n'
+    "    optimizer.step()\n"
+    '  File "/opt/conda/lib/python3.10/site-packages/torch/optim/optimizer.py", line 373, in wrapper\n'
+    "    out = func(*args, **kwargs)\n"
+    '  File "/opt/conda/lib/python3.10/site-packages/torch/optim/sgd.py", line 84, in step\n'
+    "    sgd(params_with_grad,\n"
+    "RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cpu and cuda:0!"
+)
+
+
+def test_a_frame_inside_the_optimizers_step_outranks_the_message_and_is_named():
+    d = diagnose(OPTIMIZER_TRACEBACK)
+    assert d.device_error and d.chapter == "07-checkpoints" and not d.confident
+    assert d.ranking[0].where == "optim/sgd.py, line 84, in step"
+    assert "01-devices" in d.candidates
+    text = render(OPTIMIZER_TRACEBACK, "en")
+    assert "In your traceback: optim/sgd.py, line 84, in step" in text
+
+
+@pytest.mark.parametrize(("frame", "chapter"), [
+    ('  File "/x/site-packages/torch/nn/parallel/data_parallel.py", line 171, in forward\n    outputs = ...',
+     "06-multigpu"),
+    ('  File "/x/site-packages/torch/nn/parallel/distributed.py", line 1593, in forward\n    ...', "06-multigpu"),
+    ('  File "/x/site-packages/torch/distributed/distributed_c10d.py", line 2056, in all_reduce\n    work = ...',
+     "06-multigpu"),
+    ('  File "/x/site-packages/torch/amp/grad_scaler.py", line 451, in step\n    ...', "08-amp"),
+    ('  File "/x/site-packages/torch/utils/data/_utils/pin_memory.py", line 58, in pin_memory\n    ...', "04-batches"),
+    ('  File "/x/site-packages/torch/nn/modules/rnn.py", line 1123, in forward\n    result = ...', "05-inside"),
+    ('  File "C:\\\\Users\\\\me\\\\lib\\\\site-packages\\\\torch\\\\optim\\\\adam.py", line 311, in adam\n    ...',
+     "07-checkpoints"),
+])
+def test_library_frames_point_to_their_chapter(frame, chapter):
+    text = f"Traceback (most recent call last):\n{frame}\nRuntimeError: Expected all tensors to be on the same device"
+    assert diagnose(text).chapter == chapter
+
+
+def test_a_factory_call_without_device_on_the_failing_line_of_forward_points_to_chapter_05():
+    text = (
+        "---------------------------------------------------------------------------\n"
+        "RuntimeError                              Traceback (most recent call last)\n"
+        "Cell In[7], line 3\n"
+        "----> 3 out = model(x)\n\n"
+        "File /usr/local/lib/python3.10/dist-packages/torch/nn/modules/module.py:1511, in Module._wrapped_call_impl"
+        "(self, *args, **kwargs)\n"
+        "-> 1511     return self._call_impl(*args, **kwargs)\n\n"
+        "Cell In[5], line 9, in Net.forward(self, x)\n"
+        "      8 def forward(self, x):\n"
+        "----> 9     return self.fc(x) + torch.arange(x.shape[1])\n\n"
+        "RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!"
+    )
+    d = diagnose(text)
+    assert d.chapter == "05-inside" and d.ranking[0].reason == "factory_in_forward"
+    same_with_device = text.replace("torch.arange(x.shape[1])", "torch.arange(x.shape[1], device=x.device)")
+    assert diagnose(same_with_device).chapter == "01-devices"
+
+
+def test_old_ipython_tracebacks_are_read_too():
+    text = (
+        "<ipython-input-5-2f1c> in <module>()\n"
+        "----> 1 loss.backward(); optimizer.step()\n\n"
+        "/usr/local/lib/python3.7/dist-packages/torch/optim/adam.py in step(self, closure)\n"
+        "    107                 denom = ...\n"
+        "--> 108                 exp_avg.mul_(beta1).add_(grad, alpha=1 - beta1)\n\n"
+        "RuntimeError: expected device cpu but got device cuda:0"
+    )
+    [_, adam] = frames(text)
+    assert adam.torch_path == "torch/optim/adam.py" and adam.line == "108"
+    assert evidence(frames(text))[0].chapter == "07-checkpoints"
+
+
+def test_an_error_in_the_middle_of_a_long_log_is_found_and_the_cut_is_said():
+    noise = "".join(f"epoch {i}: loss 0.{i % 97:02d} lr 0.001 it/s 12.5\n" for i in range(8000))
+    text = noise + "RuntimeError: Expected all tensors to be on the same device, but got index is on cpu, different " \
+        "from other tensors on cuda:0 (when checking argument in method wrapper_CUDA__index_select)\n" + noise
+    assert len(text) > 200_000
+    d = diagnose(text)
+    assert d.device_error and d.chapter == "03-embedding" and d.cut > 0
+    assert "KB" in render(text, "en") and "KB" in render(text, "zh")
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_links_are_full_addresses(lang):
+    text = render(OPTIMIZER_TRACEBACK, lang)
+    assert chapter_url("07-checkpoints", lang) in text and chapter_url("07-checkpoints", lang).startswith("https://")
+
+
+def test_a_decline_does_not_ask_for_the_error_line_the_reader_already_pasted():
+    pasted = "Traceback (most recent call last):\n  File \"a.py\", line 1, in <module>\nKeyError: 'model'"
+    text = render(pasted, "en")
+    assert "Paste the whole last line" not in text and "Not recognised" in text
+    assert "Paste the whole last line" in render("my training is slow on the gpu", "en")

@@ -107,11 +107,21 @@ def test_ex2_right_answers_are_correct(answer):
     (lambda s: {k.split(".", 1)[1]: v for k, v in s.items()}, "ch07.ex2.keys"),
     (lambda s: consume_prefix_in_state_dict_if_present(s, "module."), "ch07.ex2.none"),
     (lambda s: [(k.removeprefix("module."), v) for k, v in s.items()], "ch07.ex2.not_dict"),
-    (lambda s: {k.removeprefix("module."): v.clone() for k, v in s.items()}, "ch07.ex2.values"),
+    (lambda s: {k.removeprefix("module."): v.zero_() for k, v in s.items()}, "ch07.ex2.values"),
+    (lambda s: {k[7:] if k.startswith("module.body") else k: v for k, v in s.items()}, "ch07.ex2.keys"),
     (lambda s: {k.lstrip("module."): v for k, v in s.items()}, "ch07.ex2.keys"),
-], ids=["replace", "slice always", "split", "consume_prefix returns None", "a list", "clones", "lstrip"])
+], ids=["replace", "slice always", "split", "consume_prefix returns None", "a list", "zeroes the values",
+        "only some wrapped keys", "lstrip"])
 def test_ex2_wrong_answers_are_incorrect(answer, key):
     assert verdict_of(Unwrap(CPU), unwrap=answer) == (INCORRECT, key)
+
+
+def test_ex2_copies_of_the_values_in_another_key_order_are_correct():
+    # load_state_dict reads keys by name and copies the values: neither the order nor the objects matter.
+    def answer(state):
+        return {k.removeprefix("module."): state[k].clone() for k in sorted(state)}
+
+    assert verdict_of(Unwrap(CPU), unwrap=answer) == (CORRECT, "ch07.ex2.ok")
 
 
 # --- exercise 3: resume -----------------------------------------------------------------------------

@@ -171,7 +171,7 @@ def test_ex3_right_answers_are_correct(answer):
     (amp_step((UNSCALE, ""), (CLIP, ""), (STEP, "    optimizer.step()\n"), (UPDATE, "")), "ch08.ex3.scaled_step"),
     (amp_step((UPDATE, "")), "ch08.ex3.no_update"),
     (amp_step((ZERO, "    pass")), "ch08.ex3.accumulates"),
-    (amp_step(("scaler.scale(loss).backward()", "loss.backward()")), "ch08.ex3.raised"),
+    (amp_step(("scaler.scale(loss).backward()", "loss.backward()")), "ch08.ex3.not_scaled"),
     (amp_step((STEP, ""), (UPDATE, UPDATE + STEP)), "ch08.ex3.wrong_change"),
     (amp_step((UNSCALE, UNSCALE + UNSCALE)), "ch08.ex3.order"),
     (amp_step((STEP, ""), (UPDATE, "")), "ch08.ex3.no_change"),

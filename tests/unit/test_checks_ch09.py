@@ -121,12 +121,25 @@ def test_ex1_wrong_answers_are_incorrect(replacements, key):
     assert verdict_of(FixedEmbedPart(CPU), FixedEmbed=answer) == (INCORRECT, key)
 
 
-def test_ex1_a_to_in_forward_behaves_the_same_and_is_accepted():
-    # `.to(ids.device)` in forward runs on every device: the check accepts it, because it behaves the same.
+def test_ex1_a_to_in_forward_is_the_fix_step_5_calls_wrong():
+    # `.to(ids.device)` in forward runs on every device, but the table stays a plain attribute on the CPU,
+    # copied at every call: the chapter calls it a patch that hides the error, and so does the check.
     answer = solved(("self.pos[: ids.shape[1]]", "self.pos[: ids.shape[1]].to(ids.device)"),
                     ('self.register_buffer("pos", sinusoids(max_len, dim), persistent=False)',
                      "self.pos = sinusoids(max_len, dim)"), target="FixedEmbed")["FixedEmbed"]
-    assert verdict_of(FixedEmbedPart(CPU), FixedEmbed=answer) == (CORRECT, "ch09.ex1.ok")
+    assert verdict_of(FixedEmbedPart(CPU), FixedEmbed=answer) == (INCORRECT, "ch09.ex1.left_on_cpu")
+
+
+def test_ex1_a_to_override_is_judged_inside_a_model():
+    # A model's .to() reaches its parts through _apply, never through their own .to().
+    namespace = solved()
+
+    class MovesItself(namespace["Embed"]):
+        def to(self, *args, **kwargs):
+            self.pos = self.pos.to(*args, **kwargs)
+            return super().to(*args, **kwargs)
+
+    assert verdict_of(FixedEmbedPart(CPU), FixedEmbed=MovesItself) == (INCORRECT, "ch09.ex1.left_on_cpu")
 
 
 def test_ex1_the_old_embed_and_a_function_are_incorrect():

@@ -210,13 +210,24 @@ class Analysis:
         self.tree = tree
         self.nodes: list[ast.AST] = []
         self._parents: dict[int, ast.AST] | None = {}
-        stack: list[ast.AST] = [tree]
-        while stack:  # one walk of the tree: every node, and each node's parent
-            node = stack.pop()
+        # the calls of each statement's own expressions (not of its nested blocks, not inside a lambda)
+        self.calls_of: dict[int, list[ast.Call]] = {}
+        stack: list[tuple[ast.AST, ast.AST | None, bool]] = [(tree, None, False)]
+        while stack:  # one walk of the tree: every node, each node's parent, each statement's calls
+            node, statement, in_lambda = stack.pop()
             self.nodes.append(node)
+            if isinstance(node, ast.Call) and statement is not None and not in_lambda:
+                self.calls_of.setdefault(id(statement), []).append(node)
+            inner_lambda = in_lambda or isinstance(node, ast.Lambda)
             for child in ast.iter_child_nodes(node):
                 self._parents[id(child)] = node
-                stack.append(child)
+                if isinstance(child, ast.stmt):
+                    stack.append((child, child, False))
+                else:
+                    stack.append((child, statement, inner_lambda))
+        for calls in self.calls_of.values():
+            calls.sort(key=lambda c: (c.lineno, c.col_offset))
+        self._parameter_values: dict[int, dict[str, Value | None]] = {}
         self.imports = Imports(tree, [n for n in self.nodes if isinstance(n, (ast.Import, ast.ImportFrom))])
         self.findings: list[Finding] = []
         self.classes: dict[str, ClassInfo] = {}
@@ -351,6 +362,11 @@ class Analysis:
     def parameter_values(self, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, Value | None]:
         """A function's parameters: unknown, except where an annotation says Tensor, or the body uses a parameter
         the way only a tensor can be used (x.shape, x.view(...)): then a tensor, on a device nobody knows."""
+        if id(fn) not in self._parameter_values:
+            self._parameter_values[id(fn)] = self._parameters(fn)
+        return dict(self._parameter_values[id(fn)])
+
+    def _parameters(self, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, Value | None]:
         env: dict[str, Value | None] = {}
         args = [*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs]
         names = {arg.arg for arg in args}
@@ -1113,18 +1129,8 @@ class Walker:
 
     def expressions(self, stmt: ast.stmt) -> None:
         """Rules that look at calls anywhere in a statement (its own expressions, not nested blocks)."""
-        roots: list[ast.AST] = []
-        for name, child in ast.iter_fields(stmt):
-            if name in ("body", "orelse", "finalbody", "handlers"):
-                continue
-            if isinstance(child, list):
-                roots.extend(c for c in child if isinstance(c, ast.AST))
-            elif isinstance(child, ast.AST):
-                roots.append(child)
-        for root in roots:
-            for node in scope_walk(root):
-                if isinstance(node, ast.Call):
-                    self.call(node, stmt)
+        for node in self.a.calls_of.get(id(stmt), ()):
+            self.call(node, stmt)
 
     def call(self, call: ast.Call, stmt: ast.stmt) -> None:
         a = self.a

@@ -60,6 +60,7 @@ PARAMETER_LAYERS = frozenset(
     "LSTMCell GRUCell MultiheadAttention Transformer TransformerEncoder TransformerDecoder "
     "TransformerEncoderLayer TransformerDecoderLayer PReLU".split()
 )
+PAIRS = frozenset(f"torch.{name}" for name in ("max", "min", "sort", "topk", "kthvalue", "median", "mode"))
 MODULE_FACTORIES = ("timm.create_model", "torchvision.models.")
 DATA_PARALLEL = frozenset({"torch.nn.DataParallel", "torch.nn.parallel.DataParallel",
                            "torch.nn.parallel.data_parallel.DataParallel"})
@@ -487,6 +488,14 @@ class Analysis:
                     self._is_plain_number(node))]
                 return Value("tensor", device=any(a.device for a in tensors),
                              known=bool(tensors) and all(a.known for a in tensors) and not others)
+            if name in PAIRS and call.args:  # torch.max(x, 1): (values, indices) on x's device
+                first = self.value(call.args[0], env)
+                if first is not None and first.kind == "tensor":
+                    single = replace(first, scalar=False)
+                    if len(call.args) > 1 or keyword(call, "dim") is not None or short in ("sort", "topk"):
+                        return Value("tuple", items=(single, single))
+                    return single
+                return None
             if name in DATA_PARALLEL or name in ("torch.nn.parallel.DistributedDataParallel",):
                 inner = self.value(call.args[0], env) if call.args else None  # it scatters CPU inputs itself
                 return Value("module", device=inner is not None and inner.device, created=True, name="parallel")
@@ -509,8 +518,8 @@ class Analysis:
             if func.id in self.functions:
                 return self.returns(func.id)
             target = env.get(func.id)
-            if target is not None and target.kind == "module":
-                return Value("tensor", device=target.device)
+            if target is not None and target.kind == "module":  # a model's output, or a loss
+                return Value("tensor", device=target.device or self._device_input(call, env))
             if target is not None and target.kind == "moved":
                 return Value("tensor", device=True, known=False)
             if (target is None or target.kind == "param") and func.id not in BUILTINS and self._device_input(

@@ -19,6 +19,7 @@ DEFAULT_SITE_URL = "https://devicelab-course.github.io/pytorch-device-errors/"
 _SITE_URL = re.compile(r"""^site_url:\s*(?:!ENV\s*\[\s*(\w+)\s*,\s*)?["']?([^"'\]\s]+)["']?""")
 _NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
 _MAGIC = re.compile(r"^(\s*)(?:[\w.,\s]+=\s*)?[!%]")
+_NEWLINE = re.compile(r"\r\n|\r|\n")  # what Python counts as a line end (str.splitlines counts more)
 SKIPPED_FOLDERS = frozenset({"__pycache__", "node_modules", "site", "build", "dist"})
 
 
@@ -136,7 +137,7 @@ class Source:
 
 def script_source(text: str) -> Source:
     """A .py file as it is."""
-    lines = text.splitlines()
+    lines = _NEWLINE.split(text)
     return Source(text, [(None, n) for n in range(1, len(lines) + 1)], lines)
 
 
@@ -157,7 +158,7 @@ def cells_source(cells: Iterable[tuple[int, str]]) -> Source:
     origin: list[tuple[int | None, int]] = []
     originals: list[str] = []
     for number, code in cells:
-        lines = code.splitlines()
+        lines = _NEWLINE.split(code.rstrip("\r\n")) if code.strip() else []
         if lines and lines[0].lstrip().startswith("%%"):
             continue  # a cell magic: not Python
         for index, line in enumerate(lines, 1):
@@ -201,7 +202,7 @@ def lint_source(source: Source, path: str, config: Config | None = None,
             unread.append(f"{path}:{error.lineno}:{error.offset}: cannot parse ({error.msg})")
         return []
     problems = []
-    parsed_lines = source.text.split("\n")
+    parsed_lines = _NEWLINE.split(source.text)
     shown = _displayed_lines(source)
     for finding in findings:
         if not config.wants(finding.code) or not 0 < finding.line <= len(source.origin):

@@ -767,7 +767,22 @@ class Analysis:
                         parent.attr in TENSOR_METHODS or parent.attr.endswith("_")):  # .view(...), .uniform_(...)
                     node = grand
                     continue
+            if isinstance(parent, ast.Call) and node in parent.args and (
+                    self.resolve(parent.func) or "").removeprefix("torch.") in TENSOR_FUNCTIONS:
+                node = parent  # torch.exp(torch.empty(1).uniform_(a, b)).item(): where the result goes decides
+                continue
+            if isinstance(parent, ast.Compare):
+                return self._a_condition(fn, parent)  # `if torch.rand(1) < self.p:` asks for a Python bool
             return False
+
+    def _a_condition(self, fn: ast.AST, node: ast.AST) -> bool:
+        """Whether an expression is (part of) the test of an if, while, assert or conditional expression."""
+        while True:
+            parent = self._parent(fn, node)
+            if isinstance(parent, (ast.BoolOp,)) or isinstance(parent, ast.UnaryOp) and isinstance(parent.op, ast.Not):
+                node = parent
+                continue
+            return isinstance(parent, (ast.If, ast.While, ast.Assert, ast.IfExp)) and parent.test is node
 
     def _names_moved_later(self, fn: ast.AST) -> set[str]:
         """Names that the function moves somewhere: `mask = mask.to(x.device)`, `t.cuda()`."""

@@ -265,9 +265,9 @@ def _run_once(nb: nbformat.NotebookNode, config: dict, files: dict[str, bytes], 
     limits = {id(grading): timeout * (remaining + 1) + 120, id(probe): min(PROBE_SECONDS, max(timeout, 5)),
               id(setup): 300}
     replies: dict[int, dict] = {}
+    manager = worlds.kernel_manager(world, sandbox)
     client = NotebookClient(
-        nb, km=worlds.kernel_manager(world, sandbox), timeout=timeout, allow_errors=True,
-        interrupt_on_timeout=True,
+        nb, km=manager, timeout=timeout, allow_errors=True, interrupt_on_timeout=True, shutdown_kernel="immediate",
         error_on_timeout={"ename": "CellTimeoutError", "evalue": f"ran past {timeout} s and was interrupted",
                           "traceback": []},
         timeout_func=lambda cell: limits.get(id(cell), timeout), log=_quiet_logger(), record_timing=False,
@@ -278,7 +278,7 @@ def _run_once(nb: nbformat.NotebookNode, config: dict, files: dict[str, bytes], 
     current = -1
     try:
         with client.setup_kernel(cwd=str(world.work), env=world.env(), stdout=subprocess.DEVNULL,
-                                 stderr=subprocess.DEVNULL):
+                                 stderr=subprocess.DEVNULL, cleanup_kc=True):  # the kernel dies with its world
             client.execute_cell(setup, 0, store_history=False)
             for current, cell in enumerate(student):
                 if cell.cell_type != "code":
@@ -304,6 +304,11 @@ def _run_once(nb: nbformat.NotebookNode, config: dict, files: dict[str, bytes], 
     except Exception as error:  # noqa: BLE001 - a kernel that cannot start is one bad row
         run.problems.append(f"{type(error).__name__}: {error}".splitlines()[0][:200])
     finally:
+        try:
+            if manager.has_kernel:
+                manager.shutdown_kernel(now=True)
+        except Exception:  # noqa: BLE001, S110 - already gone
+            pass
         nb.cells = student
         _read_run(run, setup, grading, setup_nonce, nonce, current >= len(student))
         changed = sorted(rel for rel, data in files.items()

@@ -718,6 +718,39 @@ class Analysis:
                 label = "torch." + short if name == f"torch.{short}" else name
                 self.add("DL501", node, fix, call=label)
 
+    def leaves_unmoved(self, call: ast.Call, names: set[str], depth: int = 0) -> bool:
+        """Whether a call of a local function neither moves nor hands on the `names` it is given: train(net, ...)
+        where train only calls net(x), net.train(), net.parameters()."""
+        func = call.func
+        fn = self.functions.get(func.id) if isinstance(func, ast.Name) else None
+        if fn is None or depth > 2 or any(isinstance(a, ast.Starred) for a in call.args) or has_double_star(call):
+            return False
+        params = [a.arg for a in [*fn.args.posonlyargs, *fn.args.args]]
+        inside = {params[i] for i, a in enumerate(call.args) if i < len(params) and isinstance(a, ast.Name)
+                  and a.id in names}
+        inside |= {kw.arg for kw in call.keywords if isinstance(kw.value, ast.Name) and kw.value.id in names}
+        for node in ast.walk(fn):
+            if isinstance(node, ast.Call):
+                method = node.func
+                if isinstance(method, ast.Attribute) and isinstance(method.value, ast.Name) and (
+                        method.value.id in inside) and method.attr in ("to", "cuda"):
+                    return False
+                passed = [*node.args, *(kw.value for kw in node.keywords)]
+                callee = method.id if isinstance(method, ast.Name) else ""
+                if callee not in HARMLESS_CALLS and any(isinstance(p, ast.Name) and p.id in inside for p in passed) \
+                        and not self.leaves_unmoved(node, inside, depth + 1):
+                    return False
+            if isinstance(node, (ast.Return, ast.Yield, ast.Global, ast.Nonlocal)) and (
+                    not isinstance(node, (ast.Return, ast.Yield)) or node.value is not None and any(
+                    isinstance(n, ast.Name) and n.id in inside for n in ast.walk(node.value))):
+                return False
+            if isinstance(node, (ast.Assign, ast.AugAssign)) and any(
+                    isinstance(t, ast.Attribute) for t in (node.targets if isinstance(node, ast.Assign)
+                                                           else [node.target])) and any(
+                    isinstance(n, ast.Name) and n.id in inside for n in ast.walk(node.value)):
+                return False  # stored somewhere (self.model = model): followed no further
+        return True
+
     def _result_moved_by_callers(self, fn: ast.FunctionDef, callers: list[ast.FunctionDef]) -> bool:
         """Every call of `fn` (self.fn(...) or fn(...)) moves the result: `.to(device)` at once, or later."""
         sites: list[tuple[ast.AST, ast.Call]] = []
@@ -1351,7 +1384,8 @@ class Walker:
                     callee = func.id if isinstance(func, ast.Name) else ""
                     passed = [*node.args, *(kw.value for kw in node.keywords)]
                     if callee not in HARMLESS_CALLS and any(
-                            isinstance(p, ast.Name) and p.id in live for p in passed):
+                            isinstance(p, ast.Name) and p.id in live for p in passed) and not (
+                            self.a.leaves_unmoved(node, live)):
                         return False
                 if isinstance(node, (ast.Return, ast.Yield)) and node.value is not None and any(
                         isinstance(n, ast.Name) and n.id in live for n in ast.walk(node.value)):

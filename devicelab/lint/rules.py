@@ -43,7 +43,7 @@ RULES: dict[str, Rule] = {
         Rule("DL501", "05-inside", {
             "en": "{call}(...) in forward without device=: born on the CPU when the model is on the GPU; "
                   "pass device=x.device, or make it from the input (x.new_zeros(...), torch.zeros_like(x))",
-            "zh": "forward 里的 {call}(...) 没有 device=：模型在 GPU 上时它仍诞生在 CPU 上；"
+            "zh": "forward 里的 {call}(...) 没有 device=：模型在 GPU 上时它仍创建在 CPU 上；"
                   "请传入 device=x.device，或者从输入构造（x.new_zeros(...)、torch.zeros_like(x)）",
         }, fixable=True),
         Rule("DL502", "05-inside", {
@@ -55,7 +55,7 @@ RULES: dict[str, Rule] = {
         Rule("DL503", "05-inside", {
             "en": "{call}(...) is built inside forward: its weights are born on the CPU at every call and never "
                   "trained; build it once in __init__",
-            "zh": "{call}(...) 是在 forward 里构造的：每次调用它的权重都重新诞生在 CPU 上，而且从不被训练；"
+            "zh": "{call}(...) 是在 forward 里构造的：每次调用它的权重都重新创建在 CPU 上，而且从不被训练；"
                   "请在 __init__ 里构造一次",
         }),
         Rule("DL701", "07-checkpoints", {

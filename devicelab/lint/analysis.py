@@ -229,6 +229,7 @@ class Analysis:
         for calls in self.calls_of.values():
             calls.sort(key=lambda c: (c.lineno, c.col_offset))
         self._parameter_values: dict[int, dict[str, Value | None]] = {}
+        self._attributes: dict[tuple[str, str], Value | None] = {}
         self.imports = Imports(tree, [n for n in self.nodes if isinstance(n, (ast.Import, ast.ImportFrom))])
         self.findings: list[Finding] = []
         self.classes: dict[str, ClassInfo] = {}
@@ -238,6 +239,7 @@ class Analysis:
                 bases = [self.resolve(b) or (b.id if isinstance(b, ast.Name) else "?") for b in node.bases]
                 methods = {m.name: m for m in node.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))}
                 self.classes[node.name] = ClassInfo(node, bases, methods)
+        self.owner_of = {id(m): name for name, info in self.classes.items() for m in info.methods.values()}
         for node in tree.body if isinstance(tree, ast.Module) else []:
             self._collect_functions(node)
         self._returns: dict[str, Value | None] = {}
@@ -385,7 +387,63 @@ class Analysis:
         for arg in (fn.args.vararg, fn.args.kwarg):
             if arg is not None:
                 env[arg.arg] = None
+        owner = self.owner_of.get(id(fn))
+        plain_method = not any(isinstance(d, ast.Name) and d.id in ("staticmethod", "classmethod")
+                               for d in fn.decorator_list)
+        if owner and plain_method and fn.name != "__init__" and fn.args.args:
+            env[fn.args.args[0].arg] = Value("instance", name=owner)  # self: its attributes are known
         return env
+
+    def _related(self, one: str, other: str) -> bool:
+        """Whether one local class inherits from the other (either way)."""
+        return self._inherits(one, other) or self._inherits(other, one)
+
+    def _inherits(self, cls: str, base: str, seen: frozenset[str] = frozenset()) -> bool:
+        info = self.classes.get(cls)
+        if info is None or cls in seen:
+            return False
+        return base in info.bases or any(self._inherits(b, base, seen | {cls}) for b in info.bases)
+
+    def attribute_value(self, cls: str, attr: str) -> Value | None:
+        """What `self.attr` holds in the methods of a local class: what __init__ gave it, when no other method
+        (nor code outside the class) assigns it."""
+        key = (cls, attr)
+        if key in self._attributes:
+            return self._attributes[key]
+        self._attributes[key] = None  # while it is being worked out (an attribute defined from itself)
+        info = self.classes.get(cls)
+        init = info.methods.get("__init__") if info else None
+        if init is None or not init.args.args:
+            return None
+        stores = [n for n in self.nodes if isinstance(n, ast.Attribute) and n.attr == attr and isinstance(
+            n.ctx, (ast.Store, ast.Del))]
+        own = {id(n) for n in ast.walk(init) if isinstance(n, ast.Attribute) and n.attr == attr}
+        for store in stores:
+            if id(store) in own:
+                continue
+            method = self._enclosing_function(store)
+            owner = self.owner_of.get(id(method)) if method is not None else None
+            if owner is None or owner == cls or self._related(owner, cls) or not (
+                    isinstance(store.value, ast.Name) and method.args.args
+                    and store.value.id == method.args.args[0].arg):
+                return None  # set again elsewhere: by this class, a relative, or code outside
+        self_name = init.args.args[0].arg
+        found: list[Value | None] = []
+        analysis = self
+
+        class InitReader(Walker):
+            def statement(self, stmt: ast.stmt) -> None:
+                if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and self_attribute(
+                        stmt.targets[0], self_name) == attr:
+                    found.append(analysis.value(stmt.value, self.env))
+                super().statement(stmt)
+
+        env = dict(self._stable)
+        env.update(self.parameter_values(init))
+        InitReader(self, env, report=False).block(init.body)
+        result = found[-1] if len(found) == 1 else None
+        self._attributes[key] = result
+        return result
 
     def value(self, node: ast.expr, env: dict[str, Value | None]) -> Value | None:
         """What the linter knows about an expression's value (None: unknown)."""
@@ -426,10 +484,14 @@ class Analysis:
             if self.resolve(node.func) == "torch.device" and self.is_cpu(node):
                 return Value("cpu_device")
             return self.call_value(node, env)
-        if isinstance(node, ast.Attribute) and node.attr in ("data", "grad", "T", "mT", "H", "real", "imag"):
+        if isinstance(node, ast.Attribute):
             base = self.value(node.value, env)
-            if base is not None and base.kind == "tensor":
+            if base is not None and base.kind == "tensor" and node.attr in ("data", "grad", "T", "mT", "H", "real",
+                                                                             "imag"):
                 return replace(base, scalar=False)
+            if base is not None and base.kind == "instance" and base.name in self.classes:
+                found = self.attribute_value(base.name, node.attr)
+                return found if found is not None and found.kind in ("tensor", "sequence", "cpu_device") else None
         return None
 
     @staticmethod
@@ -726,9 +788,12 @@ class Analysis:
         if fn is None or depth > 2 or any(isinstance(a, ast.Starred) for a in call.args) or has_double_star(call):
             return False
         params = [a.arg for a in [*fn.args.posonlyargs, *fn.args.args]]
-        inside = {params[i] for i, a in enumerate(call.args) if i < len(params) and isinstance(a, ast.Name)
-                  and a.id in names}
-        inside |= {kw.arg for kw in call.keywords if isinstance(kw.value, ast.Name) and kw.value.id in names}
+        named = set(params) | {a.arg for a in fn.args.kwonlyargs}
+        given = [(i, a) for i, a in enumerate(call.args) if isinstance(a, ast.Name) and a.id in names]
+        given_kw = [kw.arg for kw in call.keywords if isinstance(kw.value, ast.Name) and kw.value.id in names]
+        if any(i >= len(params) for i, _ in given) or any(k not in named for k in given_kw):
+            return False  # into *args or **kwargs: followed no further
+        inside = {params[i] for i, _ in given} | set(given_kw)
         for node in ast.walk(fn):
             if isinstance(node, ast.Call):
                 method = node.func

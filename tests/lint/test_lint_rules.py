@@ -156,3 +156,20 @@ def test_a_script_that_does_not_parse_is_reported_not_passed(tmp_path: Path, cap
     script.write_text("import torch\ndef train(:\n", encoding="utf-8")
     assert main([str(script), "--config", "/dev/null"]) == 1
     assert "broken.py:2:" in capsys.readouterr().err
+
+
+def test_the_linter_itself_needs_no_torch() -> None:
+    """It reads code: none of its modules imports torch (libcst only in --fix, imported there)."""
+    import ast as python_ast
+
+    package = Path(__file__).resolve().parents[2] / "devicelab" / "lint"
+    for module in package.glob("*.py"):
+        tree = python_ast.parse(module.read_text(encoding="utf-8"))
+        imported = {alias.name.split(".")[0] for node in python_ast.walk(tree) if isinstance(node, python_ast.Import)
+                    for alias in node.names}
+        imported |= {(node.module or "").split(".")[0] for node in python_ast.walk(tree)
+                     if isinstance(node, python_ast.ImportFrom) and not node.level}
+        assert "torch" not in imported, module.name
+        top_level = {alias.name for node in tree.body if isinstance(node, (python_ast.Import, python_ast.ImportFrom))
+                     for alias in node.names}
+        assert "libcst" not in top_level, module.name

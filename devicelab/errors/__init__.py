@@ -123,9 +123,10 @@ class Diagnosis:
 
 _RELEVANT = re.compile(
     r"Error|error|Exception|Traceback|File |line \d|device|Device|DEVICE|cuda|CUDA|cpu|CPU|mps|meta|Backend|backend|"
-    r"tensor|Tensor|->|Cell In|\.py|设备|错误|报错|张量"
+    r"tensor|Tensor|->|Cell In|\.py|设备|错误|报错|张量",
+    re.ASCII,
 )
-_ERROR_LINE = re.compile(r"(?:^|\s)(?:[\w.]*(?:Error|Exception)|Traceback|AssertionError|报错|错误)\b|Error[:：]")
+_ERROR_LINE = re.compile(r"(?:^|\s)(?:[\w.]*(?:Error|Exception)\b|Traceback\b)|报错|错误|Error[:：]", re.ASCII)
 
 
 def focus(text: str) -> tuple[str, int]:
@@ -150,7 +151,7 @@ def diagnose(text: object) -> Diagnosis:
         return Diagnosis(False, None, False, [], None, (), None, None)
 
 
-_HALF = re.compile(r"[Hh]alf|[Bb][Ff]loat16|float16|HALF")
+_HALF = re.compile(r"[Hh]alf|[Bb][Ff]loat16|float16|HALF", re.ASCII)
 
 
 def _diagnose(text: str) -> Diagnosis:
@@ -160,7 +161,7 @@ def _diagnose(text: str) -> Diagnosis:
     if not found:
         return Diagnosis(False, None, False, [], None, (), None, None, cut=cut, error_line=error_line)
     match = found[0]
-    values = match.values
+    values = {**match.values, "_text": normalise(read)[0]}  # routes may look at the whole paste
     route = match.kind.outcome(values)
     device_error = match.kind.device_error if route.device_error is None else route.device_error
     chapter = route.chapter
@@ -189,7 +190,8 @@ def _diagnose(text: str) -> Diagnosis:
     else:
         if kind == "dtype_mismatch":
             # A dtype mismatch is mixed precision's business only when half precision or autocast is in the paste.
-            if not (_HALF.search(str(values)) or _HALF.search(read) or re.search(AMP_WORDS, read)
+            fields = str({k: v for k, v in values.items() if k != "_text"})
+            if not (_HALF.search(fields) or _HALF.search(read) or re.search(AMP_WORDS, read)
                     or any(e.chapter == "08-amp" for e in seen)):
                 chapter, candidates = None, []
         if kind == "invalid_device_ordinal" and any(e.reason in ("serialization", "torch_load") for e in seen):
@@ -258,6 +260,9 @@ def export() -> dict[str, object]:
         "reasons": REASONS,
         "frames": rules_for_export(),
         "max_paste": MAX_PASTE,
+        "relevant": _RELEVANT.pattern,
+        "error_line": _ERROR_LINE.pattern,
+        "half": _HALF.pattern,
         "check": CHECK,
         "labels": LABELS,
         "chapters": CHAPTER_TITLES,

@@ -111,6 +111,12 @@ CAUSES: dict[str, dict[str, str]] = {
         "zh": "`torch.load` 要把张量放到这台机器上不存在的 GPU 上：检查点是在另一块 GPU（比如 `cuda:1`）上保存的。"
         "加载时重新映射：`torch.load(path, map_location={'cuda:1': 'cuda:0'})`，或者直接 `map_location=device`。",
     },
+    "state_dict_not_model": {
+        "en": "`torch.load` returned a dict (a state_dict, or a checkpoint holding one), not a model: build the model, "
+        "then `model.load_state_dict(torch.load(path, map_location=device))`, then `model.to(device)`.",
+        "zh": "`torch.load` 返回的是一个 dict（state_dict，或者包含 state_dict 的检查点），而不是模型：先构建模型，"
+        "再 `model.load_state_dict(torch.load(path, map_location=device))`，然后 `model.to(device)`。",
+    },
     "container_to": {
         "en": "The batch is a list, tuple or dict of tensors (what a DataLoader returns for such a dataset). Move each "
         "tensor, keeping the container: a small recursive `to_device(batch, device)` does it for any nesting.",
@@ -213,6 +219,12 @@ REASONS: dict[str, dict[str, str]] = {
         "en": "the failing line of your `forward` builds a layer: its parameters are born on the CPU",
         "zh": "你的 `forward` 中出错的那一行新建了一个层：它的参数会在 CPU 上创建",
     },
+    "raised_in_own_code": {
+        "en": "the error was raised on a line of your own code, not inside a PyTorch layer: a tensor made or kept "
+        "there (a plain attribute, a `torch.zeros(...)` without `device=`) is on the other device",
+        "zh": "错误发生在你自己代码的某一行，而不是 PyTorch 的层内部：在那里创建或保存的张量"
+        "（普通张量属性、没写 `device=` 的 `torch.zeros(...)`）位于另一个设备上",
+    },
     "numpy_call": {"en": "the failing line calls `.numpy()` without `.cpu()` first",
                    "zh": "出错的那一行调用 `.numpy()` 之前没有先调用 `.cpu()`"},
     "torch_load": {"en": "the failing line calls torch.load", "zh": "出错的那一行调用了 torch.load"},
@@ -272,7 +284,7 @@ CHAPTER_TITLES: dict[str, dict[str, str]] = {
     "02-dataparallel": {"en": "02 · DataParallel", "zh": "02 · DataParallel"},
     "03-embedding": {"en": "03 · Embedding indices and labels", "zh": "03 · Embedding 索引与标签"},
     "04-batches": {"en": "04 · Moving whole batches", "zh": "04 · 整批数据的移动"},
-    "05-inside": {"en": "05 · Tensors born inside the model", "zh": "05 · 在模型内部诞生的张量"},
+    "05-inside": {"en": "05 · Tensors born inside the model", "zh": "05 · 在模型内部创建的张量"},
     "06-multigpu": {"en": "06 · Several GPUs and DDP", "zh": "06 · 多卡训练与 DDP"},
     "07-checkpoints": {"en": "07 · Saving and loading across devices", "zh": "07 · 跨设备保存与加载"},
     "08-amp": {"en": "08 · Mixed precision", "zh": "08 · 混合精度"},

@@ -16,16 +16,19 @@ import re
 from dataclasses import dataclass
 
 # Python: `  File "/x/torch/optim/sgd.py", line 84, in step` then the code line.
-_PYTHON = re.compile(r'^\s*File "(?P<path>[^"\n]+)", line (?P<line>\d+), in (?P<func>\S+)')
+_PYTHON = re.compile(r'^\s*File "(?P<path>[^"\n]+)", line (?P<line>\d+), in (?P<func>\S+)', re.ASCII)
 # IPython >= 8: `File /x/torch/nn/modules/module.py:1736, in Module._call_impl(self, *args)` and `Cell In[3], line 5`.
-_IPYTHON = re.compile(r"^\s*(?:File )?(?P<path>[^\s,:()]+\.py):(?P<line>\d+), in (?P<func>[\w.<>]+)")
-_CELL = re.compile(r"^\s*(?P<path>Cell In ?\[\d*\]|Input In ?\[\d*\]), line (?P<line>\d+)(?:, in (?P<func>[\w.<>]+))?")
+_IPYTHON = re.compile(r"^\s*(?:File )?(?P<path>[^\s,:()]+\.py):(?P<line>\d+), in (?P<func>[\w.<>]+)", re.ASCII)
+_CELL = re.compile(r"^\s*(?P<path>Cell In ?\[\d*\]|Input In ?\[\d*\]), line (?P<line>\d+)(?:, in (?P<func>[\w.<>]+))?",
+                   re.ASCII)
 # IPython < 8: `/x/torch/optim/adam.py in step(self, closure)` and `<ipython-input-5-2f1c> in <module>`.
-_OLD_IPYTHON = re.compile(r"^\s*(?P<path>(?:/|[A-Za-z]:[\\/]|~)\S+\.py|<ipython-input-[\w-]+>) in (?P<func>[\w.<>]+)\(")
+_OLD_IPYTHON = re.compile(r"^\s*(?P<path>(?:/|[A-Za-z]:[\\/]|~)\S+\.py|<ipython-input-[\w-]+>) in (?P<func>[\w.<>]+)\(",
+                          re.ASCII)
 # The line that raised, in IPython's listings: `----> 5 y = model(x)`.
-_ARROW = re.compile(r"^\s*-+>\s*(?P<line>\d+)\s?(?P<code>.*)$")
+_ARROW = re.compile(r"^\s*-+>\s*(?P<line>\d+)\s?(?P<code>.*)$", re.ASCII)
 _TORCH = re.compile(r"(?:^|/)(?P<rel>torch/(?:nn|optim|utils|amp|cuda|distributed|autograd|_dynamo|_inductor|fx|jit|"
-                    r"backends|sparse|_\w+\.py|serialization\.py|storage\.py|functional\.py|overrides\.py)(?:/.*)?)$")
+                    r"backends|sparse|_\w+\.py|serialization\.py|storage\.py|functional\.py|overrides\.py)(?:/.*)?)$",
+                    re.ASCII)
 
 
 @dataclass(frozen=True)
@@ -132,6 +135,16 @@ USER_RULES: tuple[FrameRule, ...] = (
     FrameRule("batch_loop", "04-batches", code=r"\bfor\b[^:]*\bin\b[^:]*\b(?:batch|loader|dataloader)\b"),
 )
 
+# The error raised on a line of the reader's own code (not inside a PyTorch layer): the operation that mixes the
+# devices is written there, so one of its tensors was made or kept there (a layer would fail inside PyTorch when
+# only its input was left behind). Not for the top level of a script, where batches and labels are handled.
+# Nor for a line that calls a whole model (a cut traceback: the error was raised inside it).
+OWN_LINE = FrameRule("raised_in_own_code", "05-inside", func=r"^(?!<|main$|train|evaluat|valid|test|run|fit|step$)",
+                     code=r".", code_not=r"\b(?:net|model|module|network|self\.model|self\.net)\(",
+                     also=("01-devices",))
+# Frames in installed packages are not the reader's own code.
+INSTALLED = r"(?:site|dist)-packages/|/lib/python[\d.]+/"
+
 # Words in a traceback that say mixed precision is in play (for dtype mismatches).
 AMP_WORDS = r"autocast|GradScaler|\.half\(\)|torch\.float16|torch\.bfloat16|\bamp\b|bf16|fp16"
 
@@ -163,6 +176,7 @@ def evidence(found: list[Frame]) -> list[Evidence]:
     """What the frames point to, strongest first: the innermost PyTorch frame a rule knows, then the reader's lines."""
     library: list[Evidence] = []
     own: list[Evidence] = []
+    innermost = found[-1] if found else None
     for frame in reversed(found):
         path = frame.torch_path
         if path:
@@ -175,6 +189,10 @@ def evidence(found: list[Frame]) -> list[Evidence]:
                 if _applies(rule, frame, ""):
                     own.append(Evidence(rule.chapter, rule.reason, frame.where, frame.code, rule.also, False))
                     break
+            else:
+                if frame is innermost and not re.search(INSTALLED, frame.path) and _applies(OWN_LINE, frame, ""):
+                    own.append(Evidence(OWN_LINE.chapter, OWN_LINE.reason, frame.where, frame.code, OWN_LINE.also,
+                                        False))
     return library[:1] + own[:2]
 
 
@@ -185,4 +203,13 @@ def rules_for_export() -> dict[str, object]:
         return {"reason": r.reason, "chapter": r.chapter, "torch_path": r.torch_path, "func": r.func, "code": r.code,
                 "code_not": r.code_not, "also": list(r.also)}
 
-    return {"library": [rule(r) for r in LIBRARY_RULES], "user": [rule(r) for r in USER_RULES], "amp": AMP_WORDS}
+    def js(pattern: re.Pattern[str]) -> str:
+        return pattern.pattern.replace("(?P<", "(?<")
+
+    return {
+        "library": [rule(r) for r in LIBRARY_RULES], "user": [rule(r) for r in USER_RULES], "own_line": rule(OWN_LINE),
+        "installed": INSTALLED,
+        "amp": AMP_WORDS,
+        "python": js(_PYTHON), "ipython": js(_IPYTHON), "cell": js(_CELL), "old_ipython": js(_OLD_IPYTHON),
+        "arrow": js(_ARROW), "torch": js(_TORCH),
+    }

@@ -133,7 +133,7 @@ SAME_DEVICE = ErrorKind(
         "the first argument that differs from the first tensor, which is not always the misplaced one: decide which "
         "device you meant (usually the accelerator) and move whatever is on the other one.",
         "zh": "PyTorch 在执行运算前检查了它收到的每个张量所在的设备。运算（{op}）的参数 `{arg}` 在 {found} 上，"
-        "而它检查的第一个张量在 {want} 上。检查点名的是第一个与第一个张量设备不同的参数，不一定就是放错的那个："
+        "而它检查的第一个张量在 {want} 上。检查报出的是第一个与第一个张量设备不同的参数，不一定就是放错的那个："
         "想清楚本该在哪个设备上（通常是加速器），再把不在那里的东西移过去。",
     },
     reading_without_op={
@@ -453,6 +453,10 @@ LEGACY_BACKEND = ErrorKind(
     confident=False,
     candidates=("05-inside", "09-debugging"),
     causes=("batch_not_moved", "model_not_moved", "layer_outside_to"),
+    routes=(
+        # the same backend on both sides: the two dtypes differ, not the devices
+        Route({"relation": "^same$"}, None, False, device_error=False, family="dtype_mismatch"),
+    ),
     patterns=(
         # torch 0.4 .. 1.0 (TensorIterator's ancestor): backend and dtype of both sides
         r"expected backend (?P<want>\w+) and dtype \w+ but got backend (?P<found>\w+) and dtype \w+",
@@ -527,6 +531,12 @@ CONTAINER_TO = ErrorKind(
     name="container_has_no_to",
     chapter="04-batches",
     causes=("container_to",),
+    routes=(
+        # a dict that torch.load returned: a state_dict (or a checkpoint holding one), not a batch
+        Route({"container": "^dict$", "_text": r"torch\.load|state_dict|checkpoint|\.pth?\b|\.ckpt\b"},
+              "07-checkpoints", False, ("state_dict_not_model",), ("04-batches",)),
+        Route({"container": "^dict$"}, "04-batches", False, ("container_to",), ("07-checkpoints",)),
+    ),
     device_fields=(),
     patterns=(r"'(?P<container>list|tuple|dict)' object has no attribute '(?P<method>to|cuda|cpu)'",),
     example="AttributeError: 'list' object has no attribute 'to'",

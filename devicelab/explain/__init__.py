@@ -133,6 +133,30 @@ def _dedupe(text: str) -> str:
     return "\n".join(out).strip("\n")
 
 
+_BLANK_SLOT = re.compile(r"\{\w+\}|(?:^|[\s(`（])\?(?=$|[\s),.`）:;])")
+_SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+|\n")
+
+
+def render_problems(text: str) -> list[str]:
+    """What a reader should never see in an explanation: a blank slot, an internal name, a sentence said twice."""
+    from ..errors import KINDS
+
+    found = []
+    blank = _BLANK_SLOT.search(text)
+    if blank:
+        found.append(f"blank slot near {blank.group(0)!r}")
+    for name in KINDS:
+        if "_" in name and re.search(rf"(?<![\w`]){re.escape(name)}(?![\w`])", text):
+            found.append(f"internal name {name!r}")
+    if re.search(r"\bfamily: |类别[:：]", text):
+        found.append("internal label 'family'")
+    sentences = [s.strip() for s in _SENTENCE_END.split(text) if len(s.strip()) > 25]
+    repeated = sorted({s for s in sentences if sentences.count(s) > 1})
+    if repeated:
+        found.append(f"said twice: {repeated[0][:80]!r}")
+    return found
+
+
 def _declined_reading(family: str | None, lang: str) -> str:
     from ..errors import KINDS
 

@@ -38,12 +38,7 @@ MIN_ALL_NEGATIVES = 100  # both parts together
 # Development entries the index gets wrong today, pending a fix in the index (never in the corpus): they are left
 # out of the two strict checks below, and test_pending_entries_still_fail asks for each to be removed from this
 # list as soon as the index answers it right. Add to it only for a new entry, never for an index change.
-PENDING = {
-    "gh-scene-classification-2": "confident_wrong",  # `'dict' object has no attribute 'cuda'` raised by a model
-    # loaded as a state dict (frames: get_model, model.cuda()): 07-checkpoints, not 04-batches
-    "gh-simple-faster-rcnn-157": "false_positive",  # "expected backend CPU and dtype Double but got backend CPU
-    # and dtype Float": the same backend on both sides, a dtype mismatch
-}
+PENDING: dict[str, str] = {}
 # Recall the index must keep on this corpus. Raise it as the index improves; never lower it to let an index
 # change pass. (New, harder entries may lower measured recall: that is what the floor is measured against.)
 RECALL_FLOOR = 0.85

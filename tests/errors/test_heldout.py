@@ -30,11 +30,7 @@ RIGHT_FIRST_FLOOR = 0.80
 # Held-out entries the index gets wrong today, by id only, pending a fix in the index: they are left out of the two
 # strict checks, and test_pending_entries_still_fail asks for each to be removed once the index answers it right.
 # Never add an id here to let an index change pass.
-PENDING: dict[str, str] = {
-    "gh-deep-fashion-analysis-9": "false_positive",
-    "gh-se-ssd-18": "false_positive",
-    "gh-mrc-flat-nested-ner-36": "false_positive",
-}
+PENDING: dict[str, str] = {}
 
 
 @pytest.fixture(scope="module")

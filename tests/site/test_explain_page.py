@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from devicelab.errors import LABELS, diagnose, export
+from devicelab.explain import render_problems
 
 pytestmark = pytest.mark.browser
 if shutil.which("chromium") is None and shutil.which("chromium-browser") is None:
@@ -54,6 +55,7 @@ def paste(page, text: str) -> dict:
                    return {verdict: o.dataset.verdict, chapter: o.dataset.chapter || null,
                            device_error: o.dataset.deviceError === 'true', confident: o.dataset.confident === 'true',
                            ms: parseFloat(o.dataset.ms), text: o.innerText,
+                           ranking: (o.dataset.ranking || '').split(',').filter(Boolean),
                            links: [...o.querySelectorAll('a.explain-chapter')].map(a => a.getAttribute('href'))}; }"""
     )
 
@@ -88,9 +90,12 @@ def test_every_corpus_message_gets_the_same_verdict_as_python(page, base_url, la
     for text in corpus_texts():
         got = paste(page, text)
         d = diagnose(text)
-        want = (d.device_error, d.chapter, d.confident)
-        if (got["device_error"], got["chapter"], got["confident"]) != want:
+        want = (d.device_error, d.chapter, d.confident, [r.chapter for r in d.ranking])
+        if (got["device_error"], got["chapter"], got["confident"], got["ranking"]) != want:
             different.append((text[-120:], got, want))
+        unclean = render_problems(got["text"])
+        if unclean:
+            different.append((text[-120:], unclean))
         if d.chapter:
             assert got["links"][0] == f"../{d.chapter}/", text
         timings.append(got["ms"])

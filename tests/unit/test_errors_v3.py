@@ -116,7 +116,24 @@ def test_a_factory_call_without_device_on_the_failing_line_of_forward_points_to_
     d = diagnose(text)
     assert d.chapter == "05-inside" and d.ranking[0].reason == "factory_in_forward"
     same_with_device = text.replace("torch.arange(x.shape[1])", "torch.arange(x.shape[1], device=x.device)")
-    assert diagnose(same_with_device).chapter == "01-devices"
+    assert diagnose(same_with_device).ranking[0].reason != "factory_in_forward"
+
+
+def test_an_error_raised_on_a_line_of_ones_own_helper_points_inside_and_a_layer_call_does_not():
+    text = (
+        "Traceback (most recent call last):\n"
+        '  File "train.py", line 265, in train\n'
+        "    loss, items = compute_loss(pred, targets, model)\n"
+        '  File "utils/loss.py", line 517, in build_targets\n'
+        "    gwh = t[:, 4:6] * grid\n"
+        "RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!"
+    )
+    d = diagnose(text)
+    assert d.chapter == "05-inside" and not d.confident and "01-devices" in d.candidates
+    top_level = text.replace("in build_targets", "in train_one_epoch")
+    assert diagnose(top_level).chapter == "01-devices"
+    installed = text.replace('"utils/loss.py"', '"/usr/lib/python3.10/site-packages/thop/hooks.py"')
+    assert diagnose(installed).chapter == "01-devices"
 
 
 def test_old_ipython_tracebacks_are_read_too():

@@ -88,6 +88,8 @@
         }
       });
     }
+    if (!values.dev1 && devices[0]) values.dev1 = devices[0];
+    if (!values.dev2 && devices[1]) values.dev2 = devices[1];
     values.devices = devices.join(",");
     values.relation = relation(devices);
     var types = [];
@@ -134,10 +136,119 @@
     });
   }
 
+  // ------------------------------------------------------------------------------------------- tracebacks
+  function startsFrame(rules, line) {
+    var f = rules._frames;
+    return f.python.test(line) || f.ipython.test(line) || f.cell.test(line) || f.oldIpython.test(line);
+  }
+
+  function frames(rules, text) {
+    var f = rules._frames;
+    var lines = text.replace(/\r\n/g, "\n").replace(/\r/g, "\n").replace(/\\\\/g, "/").split("\n").map(function (l) {
+      return l.replace(/\x1b\[[0-9;]*[A-Za-z]/g, "").replace(/\\/g, "/");
+    });
+    var found = [];
+    for (var i = 0; i < lines.length; i++) {
+      var line = lines[i], m = null, kind = null;
+      var order = [["python", f.python], ["ipython", f.ipython], ["cell", f.cell], ["old", f.oldIpython]];
+      for (var k = 0; k < order.length && !m; k++) { m = order[k][1].exec(line); kind = order[k][0]; }
+      if (!m) continue;
+      var g = m.groups || {};
+      var number = g.line || "", func = g.func || "<cell>", code = "";
+      if (kind === "python") {
+        var next = i + 1 < lines.length ? lines[i + 1] : "";
+        if (next.trim() && !startsFrame(rules, next) && !/^[\^~ ]+$/.test(next.trim())) code = next.trim();
+      } else {
+        for (var j = i + 1; j < Math.min(lines.length, i + 40); j++) {
+          if (startsFrame(rules, lines[j])) break;
+          var arrow = f.arrow.exec(lines[j]);
+          if (arrow) { number = number || arrow.groups.line; code = arrow.groups.code.trim(); break; }
+        }
+      }
+      found.push({ path: g.path, line: number, func: func, code: code });
+    }
+    return found;
+  }
+
+  function torchPath(rules, frame) {
+    var m = rules._frames.torch.exec(frame.path);
+    return m ? m.groups.rel : "";
+  }
+
+  function where(rules, frame) {
+    var rel = torchPath(rules, frame);
+    var shown = rel ? rel.slice("torch/".length) : frame.path.split("/").pop();
+    return frame.line ? shown + ", line " + frame.line + ", in " + frame.func : shown + ", in " + frame.func;
+  }
+
+  function ruleApplies(rule, frame, path) {
+    if (rule.torch_path && !new RegExp(rule.torch_path).test(path)) return false;
+    if (rule.func) {
+      var name = rule.torch_path ? frame.func.split(".").pop() : frame.func;
+      if (!new RegExp(rule.func).test(name)) return false;
+    }
+    if (rule.code && !new RegExp(rule.code).test(frame.code)) return false;
+    return !(rule.code_not && new RegExp(rule.code_not).test(frame.code));
+  }
+
+  function evidence(rules, found) {
+    var library = [], own = [], innermost = found[found.length - 1];
+    for (var i = found.length - 1; i >= 0; i--) {
+      var frame = found[i], path = torchPath(rules, frame), r, rule;
+      if (path) {
+        for (r = 0; r < rules.frames.library.length; r++) {
+          rule = rules.frames.library[r];
+          if (ruleApplies(rule, frame, path)) {
+            library.push({ chapter: rule.chapter, reason: rule.reason, where: where(rules, frame), code: frame.code,
+              also: rule.also, library: true });
+            break;
+          }
+        }
+      } else if (frame.code) {
+        var matched = false;
+        for (r = 0; r < rules.frames.user.length; r++) {
+          rule = rules.frames.user[r];
+          if (ruleApplies(rule, frame, "")) {
+            own.push({ chapter: rule.chapter, reason: rule.reason, where: where(rules, frame), code: frame.code,
+              also: rule.also, library: false });
+            matched = true;
+            break;
+          }
+        }
+        rule = rules.frames.own_line;
+        if (!matched && frame === innermost && !new RegExp(rules.frames.installed).test(frame.path) &&
+            ruleApplies(rule, frame, "")) {
+          own.push({ chapter: rule.chapter, reason: rule.reason, where: where(rules, frame), code: frame.code,
+            also: rule.also, library: false });
+        }
+      }
+    }
+    return library.slice(0, 1).concat(own.slice(0, 2));
+  }
+
+  function focus(rules, text) {
+    if (text.length <= rules.max_paste) return [text, 0];
+    var lines = text.replace(/\r\n/g, "\n").split("\n"), keep = {}, i;
+    for (i = 0; i < lines.length; i++) {
+      if (rules._relevant.test(lines[i])) { keep[i] = true; if (i + 1 < lines.length) keep[i + 1] = true; }
+    }
+    var kept = [];
+    for (i = 0; i < lines.length; i++) if (keep[i]) kept.push(lines[i]);
+    var focused = kept.join("\n");
+    if (focused.length > rules.max_paste) focused = focused.slice(focused.length - rules.max_paste);
+    return [focused, Math.max(0, text.length - focused.length)];
+  }
+
+  var EXTRA_CAUSE = { "07-checkpoints": "optimizer_state", "04-batches": "batch_not_moved",
+    "05-inside": "tensor_made_inside", "06-multigpu": "multi_gpu_mix" };
+
   function diagnose(rules, text) {
+    var focused = focus(rules, String(text));
+    var read = focused[0], cut = focused[1];
+    var errorLine = rules._errorLine.test(read);
     var none = { device_error: false, chapter: null, confident: false, candidates: [], kind: null, devices: [],
-      op: null, argument: null, causes: [], match: null };
-    var lines = normalise(String(text));
+      op: null, argument: null, causes: [], match: null, ranking: [], evidence: [], cut: cut, error_line: errorLine };
+    var lines = normalise(read);
     var match = matchIn(rules, lines[0]);
     if (lines[1] !== lines[0]) {
       var second = matchIn(rules, lines[1]);
@@ -146,6 +257,7 @@
     if (!match) return none;
     var values = derived(rules, match.kind, match.fields);
     Object.keys(match.markers).forEach(function (k) { if (!(k in values)) values[k] = match.markers[k]; });
+    values._text = lines[0];  // routes may look at the whole paste
     var kind = match.kind, route = null;
     for (var r = 0; r < kind.routes.length; r++) {
       if (applies(kind.routes[r], values)) { route = kind.routes[r]; break; }
@@ -155,28 +267,84 @@
         device_error: null, family: null };
     }
     var deviceError = route.device_error === null ? kind.device_error : route.device_error;
+    var chapter = route.chapter;
+    var confident = Boolean(route.confident && chapter);
     var candidates = [];
     [route.chapter].concat(route.candidates).forEach(function (c) {
       if (c && candidates.indexOf(c) < 0) candidates.push(c);
     });
+    var causes = deviceError ? route.causes.slice() : [];
+    var family = route.family || kind.name;
+    var seen = evidence(rules, frames(rules, read));
+    var ranking = [];
+    function ranked(c, reason, at) { ranking.push({ chapter: c, reason: reason, where: at || "" }); }
+    if (deviceError) {
+      var library = seen.filter(function (e) { return e.library; });
+      var own = seen.filter(function (e) { return !e.library; });
+      library.concat(confident ? [] : own).forEach(function (e) { ranked(e.chapter, e.reason, e.where); });
+      candidates.forEach(function (c, n) { ranked(c, n === 0 ? "message" : "message_also"); });
+      (confident ? own : []).forEach(function (e) { ranked(e.chapter, e.reason, e.where); });
+      seen.forEach(function (e) { e.also.forEach(function (c) { ranked(c, "evidence_also"); }); });
+      if (seen.length && ranking[0].chapter !== chapter) {
+        confident = false;
+        var extra = EXTRA_CAUSE[ranking[0].chapter];
+        if (extra && causes.indexOf(extra) < 0) causes.unshift(extra);
+      }
+    } else {
+      if (family === "dtype_mismatch") {
+        var amp = new RegExp(rules.frames.amp);
+        var own = {};
+        Object.keys(values).forEach(function (k) { if (k !== "_text") own[k] = values[k]; });
+        if (!(rules._half.test(JSON.stringify(own)) || rules._half.test(read) || amp.test(read) ||
+              seen.some(function (e) { return e.chapter === "08-amp"; }))) {
+          chapter = null; candidates = [];
+        }
+      }
+      if (family === "invalid_device_ordinal" &&
+          seen.some(function (e) { return e.reason === "serialization" || e.reason === "torch_load"; })) {
+        chapter = "07-checkpoints"; candidates = [chapter]; causes = ["map_location_remap"];
+      }
+      if (chapter) {
+        var at = seen.filter(function (e) { return e.chapter === chapter; })[0];
+        if (at) ranked(chapter, at.reason, at.where); else ranked(chapter, "message");
+      }
+    }
+    var unique = [], chapters = [];
+    ranking.forEach(function (x) {
+      if (x.chapter && chapters.indexOf(x.chapter) < 0) { chapters.push(x.chapter); unique.push(x); }
+    });
     var arg = values.arg;
     return {
       device_error: deviceError,
-      chapter: route.chapter,
-      confident: Boolean(route.confident && route.chapter),
-      candidates: candidates,
-      kind: route.family || kind.name,
+      chapter: chapters.length ? chapters[0] : null,
+      confident: Boolean(confident && chapters.length),
+      candidates: chapters,
+      kind: family,
       devices: values.devices ? values.devices.split(",") : [],
       op: values.op || null,
       argument: arg && !/^\d+$/.test(arg) ? arg : null,
-      causes: deviceError ? route.causes : [],
-      match: { kind: kind, fields: match.fields, values: values }
+      causes: causes,
+      match: { kind: kind, fields: match.fields, values: values },
+      ranking: unique,
+      evidence: seen,
+      cut: cut,
+      error_line: errorLine
     };
   }
 
   // ------------------------------------------------------------------------------------------- words
+  // A parenthesis or a sentence whose placeholder the message did not fill is left out: no blank slot.
   function fill(template, values) {
-    return template.replace(/\{(\w+)\}/g, function (_, name) { return values[name] || "?"; });
+    function missing(part) {
+      var names = part.match(/\{(\w+)\}/g) || [];
+      return names.some(function (n) { return !values[n.slice(1, -1)]; });
+    }
+    var text = template.replace(/ ?[(\uFF08][^()\uFF08\uFF09]*\{\w+\}[^()\uFF08\uFF09]*[)\uFF09]/g, function (m) {
+      return missing(m) ? "" : m;
+    });
+    var sentences = text.split(/(?<=[.!?;:\u3002\uFF01\uFF1F\uFF1B\uFF1A])(?=\s|[^\x00-\x7f]|$)/);
+    text = sentences.filter(function (part) { return part && !missing(part); }).join("");
+    return text.replace(/\{(\w+)\}/g, function (_, name) { return values[name]; }).trim();
   }
 
   function escapeHtml(text) {
@@ -203,13 +371,41 @@
     return fill(short ? kind.reading_without_op[lang] : (kind.reading[lang] || ""), values);
   }
 
+  function colon(lang) { return lang === "zh" ? "\uFF1A" : ": "; }
+
+  function rankingHtml(rules, d, lang, words) {
+    if (!d.ranking.length) return "";
+    var main = d.ranking.filter(function (r) { return r.reason !== "message_also" && r.reason !== "evidence_also"; });
+    if (!main.length) main = d.ranking.slice(0, 1);
+    var others = d.ranking.filter(function (r) { return main.indexOf(r) < 0; });
+    var out = "<h3>" + inline(d.ranking.length > 1 ? words.ranking : words.ranking_one) + '</h3><ol class="explain-ranking">';
+    main.forEach(function (r) {
+      var why = r.where ? inline(words.evidence) + colon(lang) + "<code>" + escapeHtml(r.where) + "</code>"
+        : inline(rules.reasons[r.reason][lang]);
+      out += "<li>" + chapterLink(rules, r.chapter, lang) + '<br><span class="explain-why">' + why + "</span></li>";
+    });
+    out += "</ol>";
+    if (others.length) {
+      out += "<p>" + inline(words.also) + colon(lang) + others.map(function (r) {
+        return chapterLink(rules, r.chapter, lang);
+      }).join(lang === "zh" ? "\uFF1B" : "; ") + "</p>";
+    }
+    if (d.device_error && !d.confident && d.ranking.length > 1) {
+      out += '<p class="explain-unsure">' + inline(words.guess) + "</p>";
+    }
+    if (d.device_error && d.chapter === "09-debugging") out += "<p>" + inline(words.fallback) + "</p>";
+    return out;
+  }
+
   function render(rules, d, lang) {
     var words = {};
     Object.keys(rules.labels).forEach(function (k) { words[k] = rules.labels[k][lang]; });
     var out = [];
     var verdict = d.match === null ? "unknown" : (d.device_error ? "device" : "declined");
+    if (d.cut) out.push("<p>" + inline(fill(words.cut, { kb: String(Math.max(1, Math.round(d.cut / 1024))) })) + "</p>");
     if (d.match === null) {
-      return { verdict: verdict, html: "<p>" + inline(words.unknown) + "</p>" };
+      out.push("<p>" + inline(d.error_line ? words.unknown_error : words.unknown) + "</p>");
+      return { verdict: verdict, html: out.join("") };
     }
     var values = d.match.values;
     if (!d.device_error) {
@@ -217,45 +413,45 @@
       if (d.kind !== declined.name) {
         declined = rules.kinds.filter(function (k) { return k.name === d.kind; })[0] || declined;
       }
-      out.push("<p><strong>" + inline(words.not_device) + "</strong> " + inline(fill(declined.reading[lang], values)) +
-        "</p>");
-      if (d.chapter) out.push("<p>" + inline(words.chapter) + ": " + chapterLink(rules, d.chapter, lang) + "</p>");
+      var text = fill(declined.reading[lang], values).replace(/^(?:Not [^:.]*:\s*|\u4E0D\u662F[^\uFF1A\u3002]*\uFF1A)/, "");
+      text = text.charAt(0).toUpperCase() + text.slice(1);
+      out.push("<p><strong>" + inline(words.not_device) + "</strong> " + inline(text) + "</p>");
+      d.causes.forEach(function (key) { out.push("<p>" + inline(fill(rules.causes[key][lang], values)) + "</p>"); });
+      out.push(rankingHtml(rules, d, lang, words));
       return { verdict: verdict, html: out.join("") };
     }
-    out.push("<p><strong>" + inline(words.device) + "</strong> <span class=\"explain-family\">(" +
-      inline(words.family) + ": <code>" + escapeHtml(d.kind) + "</code>)</span></p>");
     var facts = [];
-    if (d.op) facts.push(inline(words.op) + ": <code>" + escapeHtml(d.op) + "</code>");
-    if (d.argument) facts.push(inline(words.arg) + ": <code>" + escapeHtml(d.argument) + "</code>");
+    if (d.op) facts.push(inline(words.op) + colon(lang) + "<code>" + escapeHtml(d.op) + "</code>");
+    if (d.argument) facts.push(inline(words.arg) + colon(lang) + "<code>" + escapeHtml(d.argument) + "</code>");
     if (d.devices.length) {
-      facts.push(inline(words.devices) + ": " + d.devices.map(function (x) {
+      facts.push(inline(words.devices) + colon(lang) + d.devices.map(function (x) {
         return "<code>" + escapeHtml(x) + "</code>";
       }).join(", "));
     }
-    if (facts.length) out.push('<p class="explain-facts">' + facts.join(" · ") + "</p>");
+    out.push("<p><strong>" + inline(words.device) + "</strong>" +
+      (facts.length ? ' <span class="explain-facts">· ' + facts.join(" · ") + "</span>" : "") + "</p>");
     out.push("<h3>" + inline(words.meaning) + "</h3><p>" + inline(reading(d.match.kind, d.match.fields, values, lang)) +
       "</p>");
-    var causes = d.causes.map(function (key) { return fill(rules.causes[key][lang], values); });
+    if (d.evidence.length) {
+      out.push("<h3>" + inline(words.evidence) + "</h3><ul class=\"explain-evidence\">" + d.evidence.map(function (e) {
+        return "<li><code>" + escapeHtml(e.where) + "</code> — " + inline(rules.reasons[e.reason][lang]) +
+          (e.code ? "<br><code>" + escapeHtml(e.code) + "</code>" : "") + "</li>";
+      }).join("") + "</ul>");
+    }
+    var causes = [];
+    d.causes.forEach(function (key) {
+      var c = fill(rules.causes[key][lang], values);
+      if (c && causes.indexOf(c) < 0) causes.push(c);
+    });
     if (causes.length) {
       out.push("<h3>" + inline(causes.length > 1 ? words.causes : words.cause) + "</h3>");
       out.push(causes.length > 1 ? "<ol>" + causes.map(function (c) { return "<li>" + inline(c) + "</li>"; }).join("") +
         "</ol>" : "<p>" + inline(causes[0]) + "</p>");
     }
     if (causes.length > 1 || !d.confident) {
-      if (!d.confident && causes.length > 1) out.push('<p class="explain-unsure">' + inline(words.unsure) + "</p>");
       out.push("<h3>" + inline(words.check) + "</h3><p>" + inline(rules.check[lang]) + "</p>");
     }
-    if (d.chapter) {
-      var line = "<p>" + inline(words.chapter) + ": " + chapterLink(rules, d.chapter, lang);
-      var others = d.candidates.slice(1);
-      if (others.length) {
-        line += "<br>" + inline(words.also) + ": " + others.map(function (c) {
-          return chapterLink(rules, c, lang);
-        }).join(", ");
-      }
-      out.push(line + "</p>");
-      if (d.chapter === "09-debugging") out.push("<p>" + inline(words.fallback) + "</p>");
-    }
+    out.push(rankingHtml(rules, d, lang, words));
     return { verdict: verdict, html: out.join("") };
   }
 
@@ -267,6 +463,12 @@
     rules.kinds.forEach(function (kind) {
       kind._regexes = kind.patterns.map(function (p) { return new RegExp(p, "d"); });
     });
+    var f = rules.frames;
+    rules._frames = { python: new RegExp(f.python), ipython: new RegExp(f.ipython), cell: new RegExp(f.cell),
+      oldIpython: new RegExp(f.old_ipython), arrow: new RegExp(f.arrow), torch: new RegExp(f.torch) };
+    rules._relevant = new RegExp(rules.relevant);
+    rules._errorLine = new RegExp(rules.error_line);
+    rules._half = new RegExp(rules.half);
     rules._ready = true;
     return rules;
   }
@@ -280,6 +482,7 @@
     d.html = shown.html;
     d.verdict = shown.verdict;
     delete d.match;
+    d.ranking = d.ranking.map(function (r) { return r.chapter; });
     return d;
   }
 
@@ -300,6 +503,7 @@
       output.setAttribute("data-chapter", d.chapter || "");
       output.setAttribute("data-device-error", String(d.device_error));
       output.setAttribute("data-confident", String(d.confident));
+      output.setAttribute("data-ranking", d.ranking.join(","));
       output.setAttribute("data-ms", d.ms.toFixed(3));
     }
     input.addEventListener("input", update);

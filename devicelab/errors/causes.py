@@ -117,6 +117,12 @@ CAUSES: dict[str, dict[str, str]] = {
         "zh": "`torch.load` 返回的是一个 dict（state_dict，或者包含 state_dict 的检查点），而不是模型：先构建模型，"
         "再 `model.load_state_dict(torch.load(path, map_location=device))`，然后 `model.to(device)`。",
     },
+    "lengths_on_cpu": {
+        "en": "The lengths were moved with the rest of the batch, but `pack_padded_sequence` reads them on the CPU: "
+        "pass `lengths.cpu()` (a batch-moving helper should leave them where they are).",
+        "zh": "长度张量随整个批次一起被移到了设备上，但 `pack_padded_sequence` 要在 CPU 上读取它：请传入 "
+        "`lengths.cpu()`（移动批次的辅助函数应当让它留在原处）。",
+    },
     "container_to": {
         "en": "The batch is a list, tuple or dict of tensors (what a DataLoader returns for such a dataset). Move each "
         "tensor, keeping the container: a small recursive `to_device(batch, device)` does it for any nesting.",

@@ -355,10 +355,15 @@ META = ErrorKind(
         r"Tensor on device (?P<found>" + D + r") is not on the expected device (?P<want>" + D + r")",
         # moving a module whose parameters were never materialised
         r"(?P<_meta>Cannot copy out of meta tensor)",
+        r"(?P<_meta>Tensor\.item\(\) cannot be called on meta tensors)",
+        # a storage put under a tensor of another device (load_state_dict(assign=True), set_())
+        r'(?P<_storage>Attempted to set the storage) of a tensor on device "(?P<found>' + D + r')" to a storage on '
+        r'different device "(?P<want>' + D + r')"',
     ),
     routes=(
         Route({"_meta": "."}, "07-checkpoints", False, ("meta_weights",), ("09-debugging",)),
         Route({"types": "meta"}, "07-checkpoints", False, ("meta_weights",), ("09-debugging",)),
+        Route({"_storage": "."}, "07-checkpoints", False, ("map_location",), ("05-inside", "01-devices")),
         Route({"relation": "^index$"}, "06-multigpu", True, ("multi_gpu_mix",)),
     ),
     example="Tensor on device meta is not on the expected device cuda:0!",
@@ -410,7 +415,11 @@ NUMPY = ErrorKind(
     causes=("numpy_device",),
     candidates=("01-devices",),
     device_fields=("found",),
-    patterns=(r"can't convert (?P<found>" + D + r") device type tensor to numpy",),
+    patterns=(
+        r"can't convert (?P<found>" + D + r") device type tensor to numpy",
+        # torch <= 1.4
+        r"can't convert (?P<found>CUDA|cuda) tensor to numpy",
+    ),
     example="can't convert cuda:0 device type tensor to numpy. Use Tensor.cpu() to copy the tensor to host memory "
     "first.",
     reading={
@@ -564,6 +573,68 @@ AUTOCAST_DEVICE_TYPE = ErrorKind(
         "not a device with an index or a `torch.device` (it got `{given}`). Pass `device.type`; chapter 08 shows it.",
         "zh": "不是张量之间放错了设备：autocast 需要的是设备*类型*（`'cuda'`、`'cpu'`、`'mps'`），"
         "而不是带编号的设备或 `torch.device`（它收到的是 `{given}`）。请传入 `device.type`；第 08 章有示例。",
+    },
+)
+
+CUSTOM_OP = ErrorKind(
+    name="cuda_only_input",
+    chapter="01-devices",
+    confident=False,
+    candidates=("05-inside", "09-debugging"),
+    causes=("custom_kernel", "batch_not_moved"),
+    device_fields=(),
+    patterns=(
+        # hand-written checks of CUDA extensions (TORCH_CHECK / AT_ASSERTM in detection, attention, 3D ops)
+        r"Expected (?P<arg>[\w.\[\]]+?)(?:\.device\(\))?\.is_cuda\(\) to be true, but got false",
+        r"(?P<arg>[\w.\[\]']+) must be a CUDA tensor",
+        r"(?P<arg>[\w.\[\]']+) (?:must be|is not) (?:a )?(?:GPU|cuda) tensor",
+        r"(?P<arg>[\w.\[\]']+) must be on (?:CUDA|cuda|the GPU)",
+        # torch_xla: a CPU tensor given to an XLA operation
+        r"Input tensor is not an XLA tensor: (?P<arg>\w+)",
+        # torch <= 0.4: a CUDA tensor where a CPU one is needed, or the reverse
+        r"expected (?P<_want>CPU|CUDA) \(got (?P<_found>CPU|CUDA)\)",
+    ),
+    example="RuntimeError: Expected x.is_cuda() to be true, but got false.",
+    reading={
+        "en": "A hand-written check (an extension's kernel, or a backend such as XLA) found a tensor on the wrong kind "
+        "of device: it needs every input on its device and got one from the CPU (or the reverse).",
+        "zh": "一个手写的检查（扩展的内核，或 XLA 之类的后端）发现张量所在的设备类型不对："
+        "它要求所有输入都在它的设备上，却收到了一个来自 CPU 的张量（或者反过来）。",
+    },
+)
+
+PACKED_LENGTHS = ErrorKind(
+    name="packed_lengths_device",
+    chapter="04-batches",
+    confident=False,
+    candidates=("05-inside",),
+    causes=("lengths_on_cpu",),
+    device_fields=("found",),
+    patterns=(r"'lengths' argument should be a 1D CPU int64 tensor, but got 1D (?P<found>" + D + r") \w+ tensor",),
+    example="RuntimeError: 'lengths' argument should be a 1D CPU int64 tensor, but got 1D cuda:0 Long tensor",
+    reading={
+        "en": "`pack_padded_sequence` wants the sequence lengths as a CPU tensor, and they were on {found}.",
+        "zh": "`pack_padded_sequence` 要求序列长度是 CPU 张量，而它们在 {found} 上。",
+    },
+)
+
+GRADIENT_DEVICE = ErrorKind(
+    name="gradient_device",
+    chapter="05-inside",
+    confident=False,
+    candidates=("01-devices", "09-debugging"),
+    causes=("tensor_made_inside",),
+    patterns=(
+        r"returned an invalid gradient at index (?P<arg>\d+) - expected device (?P<want>" + D + r") but got "
+        r"(?P<found>" + D + r")",
+    ),
+    example="RuntimeError: Function AddmmBackward returned an invalid gradient at index 1 - expected device cpu but "
+    "got cuda:0",
+    reading={
+        "en": "During backward, a gradient came out on {found} for a tensor that lives on {want}: a custom autograd "
+        "Function, a hook or an operation written in the model made a tensor on the other device.",
+        "zh": "反向传播时，一个位于 {want} 上的张量得到的梯度却在 {found} 上："
+        "自定义的 autograd Function、钩子或模型里写的某个运算在另一个设备上创建了张量。",
     },
 )
 
@@ -781,6 +852,33 @@ INVALID_ORDINAL = _declined(
     "`torch.cuda.device_count()`；第 06 章介绍每个进程如何选择自己的 GPU。",
 )
 
+DEVICE_STRING = _declined(
+    "device_string",
+    "01-devices",
+    (
+        r"Expected one of [\w, ]+ device type at start of device string: (?P<given>\S+)",
+        r"Invalid device string: '(?P<given>[^']*)'",
+        r"Expected a (?P<want>cuda|mps|xpu) device, but got: (?P<given>\w+)",
+    ),
+    "RuntimeError: Expected one of cpu, cuda, mps, meta device type at start of device string: gpu",
+    "Not a placement mix-up between tensors: a device was named in a way PyTorch does not accept (`{given}`), or "
+    "a CUDA-only function was given another device. Spell devices `cpu`, `cuda`, `cuda:0`, `mps`; chapter 01 shows "
+    "how to pick one that works on every machine.",
+    "不是张量之间放错了设备：设备名的写法 PyTorch 不接受（`{given}`），或者把别的设备传给了只支持 CUDA 的函数。"
+    "设备应写成 `cpu`、`cuda`、`cuda:0`、`mps`；第 01 章介绍如何选出在任何机器上都能用的设备。",
+)
+
+NO_GPU_BUILD = _declined(
+    "extension_without_gpu",
+    None,
+    (r"Not compiled with GPU support", r"Not compiled with CUDA support"),
+    "RuntimeError: Not compiled with GPU support",
+    "Not a placement mix-up: an extension (detection or attention operators, for example) was built without CUDA. "
+    "Reinstall it built for your CUDA and torch versions.",
+    "不是张量放错了设备：某个扩展（例如检测或注意力算子）在编译时没有启用 CUDA。"
+    "请重新安装与你的 CUDA 和 torch 版本匹配的构建。",
+)
+
 CUDA_FORK = _declined(
     "cuda_fork",
     None,
@@ -795,7 +893,8 @@ CUDA_FORK = _declined(
 
 ALL = (
     SAME_DEVICE, CONV, DATAPARALLEL, DDP, INDICES_CURRENT, RNN, CAT, ADVANCED_INDEX, META, GENERATOR, PIN, NUMPY,
-    DESERIALIZE, LEGACY_BACKEND, SPARSE_ASSERT, TRITON_POINTER, SPARSE_INDICES, CONTAINER_TO, LEGACY_ARGUMENTS,
-    HAND_WRITTEN, AUTOCAST_DEVICE_TYPE,
-    STATE_DICT_PREFIX, WEIGHTS_ONLY, DTYPE, SHAPE, OOM, CUDA_FAULT, NO_CUDA, INVALID_ORDINAL, CUDA_FORK,
+    DESERIALIZE, LEGACY_BACKEND, SPARSE_ASSERT, TRITON_POINTER, SPARSE_INDICES, CONTAINER_TO, CUSTOM_OP,
+    PACKED_LENGTHS, GRADIENT_DEVICE, LEGACY_ARGUMENTS, HAND_WRITTEN, AUTOCAST_DEVICE_TYPE,
+    STATE_DICT_PREFIX, WEIGHTS_ONLY, DTYPE, SHAPE, OOM, CUDA_FAULT, NO_CUDA, INVALID_ORDINAL, DEVICE_STRING,
+    NO_GPU_BUILD, CUDA_FORK,
 )

@@ -171,3 +171,30 @@ def test_a_decline_does_not_ask_for_the_error_line_the_reader_already_pasted():
     text = render(pasted, "en")
     assert "Paste the whole last line" not in text and "Not recognised" in text
     assert "Paste the whole last line" in render("my training is slow on the gpu", "en")
+
+
+@pytest.mark.parametrize(("message", "chapter"), [
+    ("RuntimeError: input must be a CUDA tensor", "01-devices"),
+    ("RuntimeError: Expected x.is_cuda() to be true, but got false.", "01-devices"),
+    ("RuntimeError: 'lengths' argument should be a 1D CPU int64 tensor, but got 1D cuda:0 Long tensor", "04-batches"),
+    ("RuntimeError: Function AddmmBackward returned an invalid gradient at index 1 - expected device cpu but got "
+     "cuda:0", "05-inside"),
+    ('RuntimeError: Attempted to set the storage of a tensor on device "cpu" to a storage on different device '
+     '"cuda:0".  This is no longer allowed; the devices must match.', "07-checkpoints"),
+    ("RuntimeError: Input tensor is not an XLA tensor: CPUFloatType", "01-devices"),
+    ("TypeError: expected CPU (got CUDA)", "01-devices"),
+    ("RuntimeError: Tensor.item() cannot be called on meta tensors", "07-checkpoints"),
+])
+def test_hand_written_and_backend_checks_are_device_errors(message, chapter):
+    d = diagnose(message)
+    assert d.device_error and d.chapter == chapter and not d.confident, d
+
+
+@pytest.mark.parametrize(("message", "chapter"), [
+    ("RuntimeError: Expected one of cpu, cuda, mps, meta device type at start of device string: gpu", "01-devices"),
+    ("ValueError: Expected a cuda device, but got: cpu", "01-devices"),
+    ("RuntimeError: Not compiled with GPU support", None),
+])
+def test_device_strings_and_extensions_built_without_cuda_are_declined(message, chapter):
+    d = diagnose(message)
+    assert not d.device_error and d.chapter == chapter

@@ -96,3 +96,17 @@ def test_the_proof_caption_says_what_the_curve_shows_from_its_own_numbers():
     moving = caption([0.68, 0.40, 0.20], [0.60, 0.90, 0.99])
     assert "from 0.680 to 0.200" in moving and "from 0.60 to 0.99" in moving and "learning" in moving
     assert "not learning" in caption([0.68, 0.67, 0.66], None, "step")
+
+
+def test_every_check_message_that_names_meta_says_in_its_own_words_that_it_stands_in_for_the_gpu():
+    import re
+
+    from devicelab.chapters import MODULES, exercises_for
+    from devicelab.checks import explains_meta
+    from devicelab.messages import CATALOGUE
+
+    for lab in MODULES:
+        exercises_for(lab)  # registers the chapter's messages
+    unexplained = [(key, lang) for key, entry in CATALOGUE.items() if key.startswith(("ch0", "check."))
+                   for lang in ("en", "zh") if re.search(r"\bmeta\b", entry[lang]) and not explains_meta(entry[lang])]
+    assert not unexplained

@@ -684,6 +684,11 @@ HAND_WRITTEN = ErrorKind(
         r"(?P<tail>(?:all )?tensors must all be on the same device[^!?]{0,80})",
         r"(?P<tail>\b\w+ must be (?:a )?(?:CUDA|cuda|GPU) tensor[^!?]{0,80})",
         r"(?P<tail>expected (?:input|\w+) to be on (?:the )?(?:same )?(?:device|cuda|CUDA)[^!?]{0,120})",
+        # libraries' own checks: "found two different devices", "are on different devices", "device mismatch"
+        r"(?:on|found|found two|across|between) (?:two )?different devices(?P<tail>[^!?]{0,160})",
+        r"(?:not on|not in) the (?:same|expected|correct|right) device(?P<tail>[^!?]{0,160})",
+        r"\b[Dd]evice mismatch(?P<tail>[^!?]{0,160})",
+        r"(?:不在同一个?设备|设备不一致|设备不匹配)(?P<tail>[^!?]{0,80})",
     ),
     routes=(
         Route({"tail": "dtype except"}, "07-checkpoints", False, ("optimizer_state",), ("02-dataparallel",)),

@@ -198,3 +198,14 @@ def test_hand_written_and_backend_checks_are_device_errors(message, chapter):
 def test_device_strings_and_extensions_built_without_cuda_are_declined(message, chapter):
     d = diagnose(message)
     assert not d.device_error and d.chapter == chapter
+
+
+@pytest.mark.parametrize("message", [
+    "ValueError: Tensors are on different devices: cuda:0 and cpu",
+    "RuntimeError: Device mismatch: weight on cpu, input on cuda:0",
+    "AssertionError: x is not on the same device as y",
+    "报错：张量不在同一个设备上 cuda:0 cpu",
+])
+def test_libraries_own_device_checks_are_read_as_device_errors_without_certainty(message):
+    d = diagnose(message)
+    assert d.device_error and d.chapter == "01-devices" and not d.confident

@@ -10,36 +10,14 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..explain import chapter_path
+from ..explain import chapter_url, site_url  # noqa: F401 - site_url: part of this module's interface
 from .analysis import Analysis, Finding
 from .rules import RULES
 
-DEFAULT_SITE_URL = "https://devicelab-course.github.io/pytorch-device-errors/"
-# mkdocs.yml's `site_url: !ENV [VARIABLE, "default address"]`
-_SITE_URL = re.compile(r"""^site_url:\s*(?:!ENV\s*\[\s*(\w+)\s*,\s*)?["']?([^"'\]\s]+)["']?""")
 _NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
 _MAGIC = re.compile(r"^(\s*)(?:[\w.,\s]+=\s*)?[!%]")
 _NEWLINE = re.compile(r"\r\n|\r|\n")  # what Python counts as a line end (str.splitlines counts more)
 SKIPPED_FOLDERS = frozenset({"__pycache__", "node_modules", "site", "build", "dist"})
-
-
-def site_url() -> str:
-    """The course site's address: DEVICELAB_SITE_URL, else mkdocs.yml's site_url in a clone, else the default."""
-    address = os.environ.get("DEVICELAB_SITE_URL")
-    if not address:
-        config = Path(__file__).resolve().parents[2] / "mkdocs.yml"
-        if config.is_file():
-            for line in config.read_text(encoding="utf-8").splitlines():
-                found = _SITE_URL.match(line)
-                if found:
-                    address = found.group(2)
-                    break
-    return (address or DEFAULT_SITE_URL).rstrip("/") + "/"
-
-
-def chapter_url(chapter: str, lang: str) -> str:
-    """The full address of a chapter's page in `lang`, the way devicelab.explain names chapters."""
-    return site_url() + chapter_path(chapter, lang)
 
 
 @dataclass

@@ -1,6 +1,6 @@
 """Measure the course's budgets (DESIGN.md §7): notebook run times, site build time, page weights.
 
-Usage: make bench    (or: python tools/benchmark.py [--skip-notebooks] [--skip-cold])
+Usage: make bench    (or: python tools/benchmark.py [--skip-notebooks] [--skip-cold] [--suite | --only-suite])
 Prints a table; nothing here is asserted, the figures go into the closing notes of a change.
 
 The strict build is timed twice: warm (the committed store of executed solution notebooks is fresh, as in
@@ -22,6 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 BUDGET_NOTEBOOK_S, BUDGET_SUITE_S, BUDGET_BUILD_S = 30, 8 * 60, 60
 BUDGET_CHAPTER_KB, BUDGET_LAB_KB = 300, 600
+BUDGET_CHECK_S, BUDGET_TEST_S = 3 * 60, 15 * 60
 
 
 def timed(args: list[str], extra_env: dict[str, str] | None = None) -> tuple[float, int]:
@@ -63,13 +64,46 @@ def page_weight(site: Path, page: str) -> tuple[int, int, dict[str, int]]:
     return sum(parts.values()), zipped, parts
 
 
+def _pytest_summary(output: str) -> str:
+    """pytest's closing counts ("3690 passed, 65 skipped in 612.3s"), or '?'."""
+    found = re.findall(r"^=+ (.*? in [\d.]+s.*?) =+$", output, re.M)
+    return found[-1] if found else "?"
+
+
+def suite_tiers() -> list[tuple[str, str, str]]:
+    """Wall time of `make check` and of the whole suite as `make test` runs it (both cores), with their counts."""
+    rows = []
+    for name, command, budget in (
+        ("make check (the everyday tier)", ["make", "check"], f"<= {BUDGET_CHECK_S} s"),
+        ("make test (the whole suite, -n 2)", ["make", "test"], f"<= {BUDGET_TEST_S} s"),
+    ):
+        start = time.monotonic()
+        done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True,
+                              env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
+        seconds = time.monotonic() - start
+        status = "ok" if done.returncode == 0 else "FAILED"
+        rows.append((f"{name}: {_pytest_summary(done.stdout)} ({status})", f"{seconds:.0f} s", budget))
+        slowest = re.search(r"=+ slowest \d+ durations =+\n(.*?)\n\n", done.stdout, re.S)
+        if slowest:
+            for line in slowest.group(1).splitlines()[:10]:
+                rows.append((f"  {line.strip()}", "", ""))
+    return rows
+
+
 def main() -> int:
     """Run every measurement and print the table."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--skip-notebooks", action="store_true")
     parser.add_argument("--skip-cold", action="store_true", help="skip the build with an empty store (minutes)")
+    parser.add_argument("--suite", action="store_true",
+                        help="also time `make check` and the whole suite as `make test` runs it (tens of minutes)")
+    parser.add_argument("--only-suite", action="store_true", help="time the two test tiers and nothing else")
     args = parser.parse_args()
     rows: list[tuple[str, str, str]] = []
+    if args.suite or args.only_suite:
+        rows += suite_tiers()
+    if args.only_suite:
+        args.skip_notebooks = args.skip_cold = True
     if not args.skip_notebooks:
         total = 0.0
         for notebook in sorted(ROOT.glob("labs/*/*.ipynb")) + sorted(ROOT.glob("solutions/*/*.ipynb")):

@@ -249,6 +249,7 @@ def _cell_error(cell: nbformat.NotebookNode) -> str:
 
 def _run_once(nb: nbformat.NotebookNode, config: dict, files: dict[str, bytes], skip: list[str], timeout: int,
               sandbox: bool) -> _Run:
+    from jupyter_core.utils import run_sync
     from nbclient import NotebookClient
     from nbclient.exceptions import DeadKernelError
 
@@ -306,7 +307,7 @@ def _run_once(nb: nbformat.NotebookNode, config: dict, files: dict[str, bytes], 
     finally:
         try:
             if manager.has_kernel:
-                manager.shutdown_kernel(now=True)
+                run_sync(manager.shutdown_kernel)(now=True)
         except Exception:  # noqa: BLE001, S110 - already gone
             pass
         nb.cells = student

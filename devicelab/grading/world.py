@@ -126,13 +126,14 @@ def sandbox_problem() -> str | None:
     return None
 
 
-def kernel_manager(world: World, sandbox: bool):  # noqa: ANN201 - jupyter_client's KernelManager
-    """A KernelManager that starts the world's kernel over Unix sockets in the world's runtime folder."""
+def kernel_manager(world: World, sandbox: bool):  # noqa: ANN201 - jupyter_client's AsyncKernelManager
+    """An AsyncKernelManager that starts the world's kernel over Unix sockets in the world's runtime folder."""
     from jupyter_client.kernelspec import KernelSpec
-    from jupyter_client.manager import KernelManager
+    from jupyter_client.manager import AsyncKernelManager
 
-    manager = KernelManager(kernel_name="python3", transport="ipc",
-                            connection_file=str(world.runtime / "kernel.json"))
+    # Asynchronous, as nbclient expects: with a blocking client, a kernel that dies mid-cell is never noticed.
+    manager = AsyncKernelManager(kernel_name="python3", transport="ipc",
+                                 connection_file=str(world.runtime / "kernel.json"))
     manager._kernel_spec = KernelSpec(argv=kernel_argv(world, sandbox), display_name="devicelab grader",
                                       language="python", interrupt_mode="message", resource_dir=str(world.root))
     return manager

@@ -274,7 +274,7 @@ messages.add(
         "debug.kind.attribute": {"en": "attribute", "zh": "普通属性"},
         "debug.kind.optimizer": {"en": "optimizer", "zh": "优化器"},
         "debug.kind.criterion": {"en": "criterion", "zh": "损失函数"},
-        "debug.kind.batch": {"en": "batch", "zh": "批数据"},
+        "debug.kind.batch": {"en": "batch", "zh": "批次"},
         "debug.list_separator": {"en": ", ", "zh": "、"},
         "debug.audit.empty": {
             "en": "No tensors found: nothing to check.",

@@ -78,7 +78,7 @@ if importlib.util.find_spec("devicelab") is None:
         done = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-color", "--no-deps", *wanted],
                               capture_output=True, text=True)
         if done.returncode != 0:
-            # pip wraps git's own error in boilerplate: keep its lines that say what went wrong.
+            # {c_pip}
             said = [line.strip() for line in (done.stderr + done.stdout).splitlines() if line.strip()]
             own = list(dict.fromkeys(line for line in said if line.startswith(("×", "fatal:", "remote:", "ERROR:"))))
             cause = "\\n".join("  " + line for line in (own or said)[-6:])
@@ -153,12 +153,14 @@ SETUP_COMMENTS = {
         "c_helper": "the course's helper package",
         "c_clone": "a clone of the course: use its helper as it is",
         "c_nodeps": "--no-deps: install only the helper (on Colab also timm if missing); never touch torch.",
+        "c_pip": "pip wraps git's own error in boilerplate: keep its lines that say what went wrong.",
     },
     "zh": {
         "c_lang": '本笔记本的语言（"en" 或 "zh"）',
         "c_helper": "课程的辅助包",
         "c_clone": "在课程仓库的克隆里：直接使用其中的辅助包",
         "c_nodeps": "--no-deps：只安装辅助包（在 Colab 上缺少 timm 时也装上 timm），绝不改动已有的 torch。",
+        "c_pip": "pip 会把 git 自己的报错包在一堆套话里：只保留说明出了什么问题的那几行。",
     },
 }
 
@@ -254,6 +256,20 @@ def markdown_cell(text: str, index: int) -> dict:
     return {"cell_type": "markdown", "id": f"md-{index:02d}", "metadata": {}, "source": text.splitlines(keepends=True)}
 
 
+# A lab's title names the student version; its solution's names the solution ("Solution 05 · …").
+TITLES = {"# Lab ": "# Solution ", "# 实验 ": "# 参考答案 "}
+
+
+def titled(markdown: str, version: str) -> str:
+    """A markdown cell whose first-level title names the notebook's version (the source writes the lab's)."""
+    if version != "solutions":
+        return markdown
+    for lab, solution in TITLES.items():
+        if markdown.startswith(lab):
+            return solution + markdown[len(lab):]
+    return markdown
+
+
 def build(source: Path) -> dict[Path, str]:
     """Every notebook generated from one source, as {path: JSON text}."""
     lab = source.stem
@@ -265,7 +281,7 @@ def build(source: Path) -> dict[Path, str]:
             for index, (kind, body) in enumerate(parsed):
                 if kind.startswith("md"):
                     if kind == f"md {lang}":
-                        cells.append(markdown_cell(body, index))
+                        cells.append(markdown_cell(titled(body, version), index))
                     continue
                 if kind == "code zh":
                     continue  # used in place of the English cell before it

@@ -505,7 +505,7 @@ messages.add(
             "born on the CPU with new random weights at every call, `.to()` never moves it and the optimizer "
             "never trains it. Build it in `__init__`.",
             "zh": "forward 里运行了一个不属于模型的层（{names}）：在 forward 里构造的层，每次调用都在 CPU 上"
-            "以新的随机权重诞生，`.to()` 不会移动它，优化器也不会训练它。请在 `__init__` 里构造它。",
+            "以新的随机权重重新创建，`.to()` 不会移动它，优化器也不会训练它。请在 `__init__` 里构造它。",
         },
         "ch05.ex3.not_repeatable": {
             "en": "the same input gave two different outputs (in eval mode): something in forward is new at every "
@@ -522,7 +522,7 @@ messages.add(
         "ch05.ex3.ok": {
             "en": "every tensor is born on the input's device and every layer is part of the model: it runs, "
             "unchanged, on the CPU, on your GPU and on `meta` (the check's stand-in for your GPU).",
-            "zh": "每个张量都在输入所在的设备上诞生，每一层都属于模型：它不加改动就能在 CPU、你的 GPU "
+            "zh": "每个张量都在输入所在的设备上创建，每一层都属于模型：它不加改动就能在 CPU、你的 GPU "
             "和 `meta`（检查用来代替 GPU 的设备）上运行。",
         },
         "ch05.ex3.hint1": {

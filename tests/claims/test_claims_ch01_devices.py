@@ -370,7 +370,7 @@ def test_a_dataloader_over_cpu_tensors_hands_out_cpu_batches():
 def test_the_check_names_the_first_argument_whose_device_differs_from_the_first_tensors():
     """The generated check names the first argument on another device than the first tensor, misplaced or not.
 
-    zh: 自动生成的检查点名第一个与首个张量不在同一设备上的参数，不管放错的是不是它。
+    zh: 自动生成的检查报出第一个与首个张量不在同一设备上的参数，不管放错的是不是它。
     """
     cases = [  # (bias, mat1, mat2) devices -> the argument named, its device, the first tensor's device
         (("meta", "cpu", "meta"), ("mat1", "cpu", "meta")),
@@ -392,7 +392,7 @@ def test_the_check_names_the_first_argument_whose_device_differs_from_the_first_
 def test_a_cpu_linear_fed_an_input_on_the_gpu_names_mat1_although_the_layer_is_what_must_move():
     """A linear layer left on the CPU fed a GPU batch: the check names mat1 (the input), on the GPU device.
 
-    zh: 留在 CPU 上的线性层收到 GPU 上的批次时，检查点名 mat1（输入），设备为 GPU。
+    zh: 留在 CPU 上的线性层收到 GPU 上的批次时，检查报出 mat1（输入），设备为 GPU。
     """
     assert addmm_check_message(model_device="cpu", input_device="meta") == check_wording("mat1", "meta", "cpu")
 
@@ -415,7 +415,7 @@ def test_nn_embedding_looks_up_its_rows_with_index_select_of_the_table_and_the_i
 def test_a_cpu_embedding_table_fed_ids_on_the_gpu_names_index_although_the_table_is_what_must_move():
     """index_select's check, with the table on the CPU and the ids "on the GPU" (meta), names `index`.
 
-    zh: 查找表在 CPU 上、ids “在 GPU 上”（meta）时，index_select 的检查点名 `index`。
+    zh: 查找表在 CPU 上、ids “在 GPU 上”（meta）时，index_select 的检查报出 `index`。
     """
     with pytest.raises(RuntimeError) as caught:
         torch.ops.aten.index_select.default.redispatch(
@@ -500,7 +500,7 @@ def test_current_accelerator_with_check_available_answers_cuda_on_a_gpu(cuda):
 def test_a_cpu_linear_fed_a_cuda_input_names_mat1_on_cuda(cuda):
     """On a real GPU: a CPU nn.Linear fed a CUDA batch raises the check naming mat1 on cuda:0, others on cpu.
 
-    zh: 在真实 GPU 上：CPU 上的 nn.Linear 收到 CUDA 批次时，检查点名在 cuda:0 上的 mat1，其余在 cpu 上。
+    zh: 在真实 GPU 上：CPU 上的 nn.Linear 收到 CUDA 批次时，检查报出在 cuda:0 上的 mat1，其余在 cpu 上。
     """
     torch.cuda.set_device(0)
     with pytest.raises(RuntimeError) as caught:
@@ -512,7 +512,7 @@ def test_a_cpu_linear_fed_a_cuda_input_names_mat1_on_cuda(cuda):
 def test_a_cpu_embedding_fed_cuda_ids_names_index_on_cuda(cuda):
     """On a real GPU: a CPU nn.Embedding fed CUDA ids raises the check naming index on cuda:0, others on cpu.
 
-    zh: 在真实 GPU 上：CPU 上的 nn.Embedding 收到 CUDA 上的 id 时，检查点名在 cuda:0 上的 index，其余在 cpu 上。
+    zh: 在真实 GPU 上：CPU 上的 nn.Embedding 收到 CUDA 上的 id 时，检查报出在 cuda:0 上的 index，其余在 cpu 上。
     """
     torch.cuda.set_device(0)
     with pytest.raises(RuntimeError) as caught:

@@ -150,7 +150,7 @@ def test_optimizer_state_created_by_a_step_before_the_conversion_stays_behind(ma
 def test_the_generated_check_names_weight_whichever_side_is_misplaced():
     """nll_loss's device check names `weight` both when the weights and when the logits are misplaced.
 
-    zh: 无论放错设备的是权重还是 logits，nll_loss 的设备检查点名的都是 `weight`。
+    zh: 无论放错设备的是权重还是 logits，nll_loss 的设备检查报出的都是 `weight`。
     """
     cuda_keys = torch._C.DispatchKeySet(torch._C.DispatchKey.CUDA)
     gpu = "meta"  # stands in for cuda:0

@@ -106,6 +106,17 @@ def test_a_0_dim_cpu_tensor_acts_as_a_scalar_but_a_1_dim_one_raises():
         x * torch.ones(3)
 
 
+def test_cat_and_stack_raise_for_a_0_dim_cpu_tensor_beside_another_device():
+    """Only element-wise ops forgive a 0-dim CPU tensor: `torch.cat` and `torch.stack` raise the device error for it.
+
+    zh: 只有逐元素运算放过 0 维 CPU 张量：`torch.cat` 和 `torch.stack` 对它照样报设备错误。
+    """
+    x, scale = torch.ones(3, device=META), torch.tensor(2.0)
+    for join in (lambda: torch.cat([x, scale]), lambda: torch.stack([x[0], scale])):
+        with pytest.raises(RuntimeError, match="Tensor on device cpu is not on the expected device meta!"):
+            join()
+
+
 def test_an_element_wise_op_prints_the_short_form_of_the_generated_check():
     """An element-wise op's CUDA check (x - mean) prints "found at least two devices, <GPU> and cpu!", GPU first.
 

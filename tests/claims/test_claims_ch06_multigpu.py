@@ -5,6 +5,7 @@ ids that its constructor sets on a CUDA machine; what needs a GPU (or two) is ma
 run on every machine in a one-process gloo group, and one test launches a real two-process torchrun job.
 """
 
+import inspect
 import os
 import re
 import subprocess
@@ -102,6 +103,31 @@ def test_dataparallel_checks_every_parameter_against_device_ids_0_before_it_scat
     assert str(info.value) == DP_CHECK
     found = match_kind("dataparallel_module_device", str(info.value))
     assert found is not None and found.fields == {"want": "cuda:0", "found": "cpu"}
+
+
+def test_dataparallel_moves_the_model_itself_only_when_it_has_one_device_id():
+    """DataParallel's constructor moves the model to its GPU when it has exactly one device id (read from its source).
+
+    zh: DataParallel 的构造函数只在恰好有一个 device id 时才自己把模型移到那块 GPU 上（读自它的源码）。
+    """
+    source = inspect.getsource(nn.DataParallel.__init__)
+    assert re.search(r"if len\(self\.device_ids\) == 1:\s*\n\s*self\.module\.to\(self\.src_device_obj\)", source)
+    assert "device_ids = _get_all_device_indices()" in source  # the default: every GPU the process sees
+
+
+@pytest.mark.gpu
+@two_gpus
+def test_gpu_with_two_gpus_one_device_id_moves_the_model_and_two_do_not(cuda):
+    """With two GPUs, DataParallel(model, device_ids=[0]) moves a CPU model to cuda:0; with both ids it stays put.
+
+    zh: 有两块 GPU 时，DataParallel(model, device_ids=[0]) 会把 CPU 上的模型移到 cuda:0；给两个编号时模型留在 CPU 上。
+    """
+    one = nn.Linear(8, 2)
+    nn.DataParallel(one, device_ids=[0])
+    assert one.weight.device == torch.device("cuda", 0)
+    both = nn.Linear(8, 2)
+    nn.DataParallel(both)
+    assert both.weight.device.type == "cpu"
 
 
 def test_ddp_without_a_process_group_raises():

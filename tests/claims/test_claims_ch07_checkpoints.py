@@ -5,8 +5,10 @@ Most of this chapter's errors happen on every machine, so most tests run on the 
 checks that a real save on a GPU writes the same tags. ``meta`` stands in for a GPU where a device is needed.
 """
 
+import inspect
 import io
 import pickle
+import warnings
 import zipfile
 
 import pytest
@@ -179,16 +181,19 @@ def test_consume_prefix_works_in_place_and_returns_none():
     Net().load_state_dict(state)
 
 
-def test_strict_false_loads_nothing_and_reports_the_skipped_keys():
-    """load_state_dict(strict=False) of a prefixed state_dict loads nothing and reports every key it skipped.
+def test_strict_false_loads_nothing_says_nothing_and_returns_the_skipped_keys(capsys):
+    """load_state_dict(strict=False) of a prefixed state_dict loads nothing, says nothing, returns the keys.
 
-    zh: 对带前缀的 state_dict 调用 load_state_dict(strict=False)，什么都不加载，并把每个键报告为缺失或多余。
+    zh: 对带前缀的 state_dict 调用 load_state_dict(strict=False)：什么都不加载，不报错也不打印，跳过的键只在返回值里。
     """
     torch.manual_seed(0)
     source = nn.DataParallel(Net())
     target = Net()
     before = {k: v.clone() for k, v in target.state_dict().items()}
-    result = target.load_state_dict(source.state_dict(), strict=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        result = target.load_state_dict(source.state_dict(), strict=False)
+    assert capsys.readouterr() == ("", "")
     assert len(result.missing_keys) == 4 and len(result.unexpected_keys) == 4
     assert all(torch.equal(before[k], v) for k, v in target.state_dict().items())
 
@@ -249,9 +254,9 @@ def test_a_pickle_can_run_a_function_when_loaded_without_weights_only(tmp_path):
 
 
 def test_optimizer_load_state_dict_puts_state_where_each_parameter_is_when_loading():
-    """Optimizer.load_state_dict puts Adam's running averages on each parameter's device at load time; step on the CPU.
+    """Optimizer.load_state_dict puts Adam's running averages on each parameter's device at load time; a CPU step stays.
 
-    zh: Optimizer.load_state_dict 在加载时把 Adam 的滑动平均移到各个参数所在的设备上；step 留在 CPU 上。
+    zh: Optimizer.load_state_dict 在加载时把 Adam 的滑动平均移到各个参数所在的设备上；保存在 CPU 上的 step 留在 CPU 上。
     """
     _, optimizer = trained_checkpoint()
     saved = optimizer.state_dict()
@@ -313,6 +318,29 @@ def test_the_courses_resume_puts_everything_on_the_device_and_keeps_the_state(tm
     here, here_optimizer, _ = resume(path, torch.device("cpu"))
     assert torch.equal(here.body.weight, model.body.weight)
     assert torch.equal(here_optimizer.state[here.body.weight]["exp_avg"], optimizer.state[model.body.weight]["exp_avg"])
+
+
+def test_after_map_location_device_adams_step_stays_on_the_device(tmp_path):
+    """After torch.load(map_location=device), load_state_dict leaves Adam's step counts on that device.
+
+    zh: 用 torch.load(map_location=device) 加载后，load_state_dict 让 Adam 的 step 计数留在该设备上。
+    """
+    _, optimizer = trained_checkpoint()
+    path = tmp_path / "optimizer.pt"
+    torch.save({"optimizer": optimizer.state_dict()}, path)
+    checkpoint = torch.load(path, map_location=META, weights_only=True)
+    model = Net().to(META)
+    resumed = torch.optim.Adam(model.parameters(), lr=0.01)
+    resumed.load_state_dict(checkpoint["optimizer"])
+    assert all(state["step"].device == META for state in resumed.state.values())
+
+
+def test_weights_only_is_an_argument_of_torch_load():
+    """`torch.load` takes `weights_only` (an argument since PyTorch 1.13, per its documentation).
+
+    zh: `torch.load` 接受 `weights_only` 参数（据文档，PyTorch 1.13 起就有）。
+    """
+    assert "weights_only" in inspect.signature(torch.load).parameters
 
 
 # --------------------------------------------------------------------------------------------- GPU

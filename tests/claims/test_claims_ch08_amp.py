@@ -157,7 +157,7 @@ def test_a_batch_left_on_the_cpu_fails_the_same_way_inside_autocast():
 def test_the_cuda_addmm_kernel_names_mat1_when_the_batch_is_on_the_cpu():
     """The CUDA addmm kernel's check names `mat1` when the batch is on the CPU and the layer is not.
 
-    zh: 批次在 CPU 上、层不在时，CUDA addmm 内核的检查点名的是 `mat1`。
+    zh: 批次在 CPU 上、层不在时，CUDA addmm 内核的检查报出的是 `mat1`。
     """
     bias, weight_t = torch.randn(2, device=META), torch.randn(128, 2, device=META)
     message = error_of(lambda: torch.ops.aten.addmm.default.redispatch(
@@ -476,10 +476,10 @@ def test_the_pages_fix_trains_with_autocast_on_the_cpu():
     assert torch.allclose(model.weight, torch.tensor([[-0.06, -0.08]]), atol=1e-6)  # the clipped true gradient
 
 
-def test_clipping_before_unscale_makes_the_step_scale_times_too_small():
-    """Clipping before `unscale_` clips the scaled gradients: the step comes out about scale times too small.
+def test_clipping_before_unscale_makes_an_sgd_step_scale_times_too_small():
+    """Clipping before `unscale_` clips the scaled gradients: with SGD the step comes out about scale times too small.
 
-    zh: 在 `unscale_` 之前裁剪，裁剪的是缩放后的梯度：更新出来的步长大约小了“缩放因子”倍。
+    zh: 在 `unscale_` 之前裁剪，裁剪的是缩放后的梯度：用 SGD 时，更新出来的步长大约小了“缩放因子”倍。
     """
     steps = {}
     for order in ("unscale first", "clip first"):
@@ -494,6 +494,51 @@ def test_clipping_before_unscale_makes_the_step_scale_times_too_small():
         steps[order] = model.weight.detach().norm().item()
     assert steps["unscale first"] == pytest.approx(0.1, rel=1e-4)
     assert steps["clip first"] == pytest.approx(0.1 / 1024, rel=1e-3)
+
+
+def test_clipping_before_unscale_leaves_an_adam_step_almost_unclipped():
+    """With Adam, clipping before `unscale_` gives almost the unclipped step: clipping is in effect switched off.
+
+    zh: 用 Adam 时，在 `unscale_` 之前裁剪，得到的步长几乎和不裁剪时一样：裁剪实际上被关掉了。
+    """
+    steps = {}
+    for order in ("clip first", "no clipping"):
+        torch.manual_seed(0)
+        model = nn.Linear(8, 1)
+        optimizer = torch.optim.Adam(model.parameters(), lr=0.01)
+        scaler = torch.amp.GradScaler("cpu", init_scale=65536.0)
+        before = [p.detach().clone() for p in model.parameters()]
+        loss = (model(torch.randn(16, 8) * 10) ** 2).mean()
+        scaler.scale(loss).backward()
+        if order == "clip first":
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)  # the true gradient's norm is far above 1
+        scaler.step(optimizer)
+        steps[order] = torch.cat([(p - b).flatten() for p, b in zip(model.parameters(), before)]).norm().item()
+    assert steps["clip first"] == pytest.approx(steps["no clipping"], rel=0.05)
+
+
+def test_autocast_on_mps_defaults_to_float16_and_gradscaler_exists_for_mps():
+    """Autocast on MPS defaults to float16, and `torch.amp.GradScaler("mps")` exists (PyTorch PR #150255).
+
+    zh: MPS 上的 autocast 默认用 float16，而且有 `torch.amp.GradScaler("mps")`（PyTorch PR #150255）。
+    """
+    assert torch.get_autocast_dtype("mps") == torch.float16
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # a machine without MPS may say so
+        scaler = torch.amp.GradScaler("mps")
+    assert scaler._device == "mps"
+
+
+def test_the_pages_fix_enables_the_scaler_for_cuda_and_mps_only():
+    """The page's fix turns the scaler on for CUDA and MPS (float16 by default), off for the CPU (bfloat16).
+
+    zh: 页面上的修复在 CUDA 和 MPS 上开启缩放器（默认 float16），在 CPU 上关闭（bfloat16）。
+    """
+    fix = python_blocks(PAGE)[0]
+    scaler_line = next(line for line in fix.splitlines() if "GradScaler(" in line)
+    for device_type, enabled in (("cuda", True), ("mps", True), ("cpu", False)):
+        value = eval(scaler_line.split("enabled=", 1)[1].rsplit(")", 1)[0], {"device_type": device_type})
+        assert value is enabled, device_type
 
 
 def test_bfloat16_has_the_range_of_float32():

@@ -203,7 +203,7 @@ def test_masked_fill_on_a_gpu_has_its_own_check_naming_self_and_mask():
 def test_layer_norm_runs_native_layer_norm_whose_check_names_weight_whichever_side_is_misplaced():
     """nn.LayerNorm runs native_layer_norm, whose CUDA check names `weight` whether the layer or the input is left.
 
-    zh: nn.LayerNorm 运行 native_layer_norm；无论留在 CPU 上的是层还是输入，它的 CUDA 检查点名的都是 `weight`。
+    zh: nn.LayerNorm 运行 native_layer_norm；无论留在 CPU 上的是层还是输入，它的 CUDA 检查报出的都是 `weight`。
     """
     ops = Ops()
     with ops:
@@ -233,6 +233,19 @@ def test_a_linear_layer_runs_addmm_for_2d_and_3d_inputs():
         assert "aten.addmm.default" in ops.ops
 
 
+def test_a_linear_layer_without_bias_runs_mm_not_addmm():
+    """nn.Linear without a bias runs aten.mm (wrapper_CUDA_mm on a GPU), not addmm, for 2-D and 3-D inputs.
+
+    zh: 不带偏置的 nn.Linear 运行的是 aten.mm（在 GPU 上即 wrapper_CUDA_mm），不是 addmm，二维、三维输入都一样。
+    """
+    layer = nn.Linear(4, 3, bias=False)
+    for shape in ((2, 4), (2, 5, 4)):
+        ops = Ops()
+        with ops:
+            layer(torch.ones(shape))
+        assert "aten.mm.default" in ops.ops and "aten.addmm.default" not in ops.ops
+
+
 def test_embedding_and_convolution_kernels_do_not_check_devices_on_meta():
     """On meta, embedding and convolution kernels do not check devices: a CPU weight beside a meta input raises nothing.
 
@@ -246,9 +259,9 @@ def test_embedding_and_convolution_kernels_do_not_check_devices_on_meta():
 
 
 def test_optimizer_load_state_dict_puts_the_state_where_each_parameter_is_at_load_time():
-    """Optimizer.load_state_dict puts Adam's averages where each parameter is when it is called; step stays on the CPU.
+    """Optimizer.load_state_dict puts Adam's averages where each parameter is when it is called; a CPU step stays there.
 
-    zh: Optimizer.load_state_dict 在被调用时把 Adam 的滑动平均放到各个参数所在的设备上；step 计数仍是 0 维 CPU 张量。
+    zh: Optimizer.load_state_dict 在被调用时把 Adam 的滑动平均放到各个参数所在的设备上；CPU 上的 step 留在 CPU 上。
     """
     source = nn.Linear(4, 2)
     optimizer = torch.optim.Adam(source.parameters(), lr=3e-3)

@@ -82,6 +82,11 @@ class Site:
         path = path[: -len("index.html")] if path == "index.html" or path.endswith("/index.html") else path
         return f"{self.origin}{self.base}{path}"
 
+    def address(self, rel: PurePosixPath, soup: BeautifulSoup) -> str:
+        """What the page's relative links are resolved against: its address, or its <base> (the 404 pages)."""
+        base = soup.find("base", href=True)
+        return urljoin(self.url(rel), base["href"]) if base else self.url(rel)
+
     def soup(self, file: Path) -> BeautifulSoup:
         """The parsed page (parsed once)."""
         if file not in self._soups:
@@ -119,9 +124,9 @@ def check(folder: Path, repo: str | None = None, address: str | None = None) -> 
     report.pages = len(pages)
     for file in pages:
         rel = PurePosixPath(file.relative_to(folder).as_posix())
-        here = site.url(rel)
         lang = page_language(rel)
         soup = site.soup(file)
+        here = site.address(rel, soup)
         for tag_name, attribute in LINKING:
             for tag in soup.find_all(tag_name, attrs={attribute: True}):
                 href = tag[attribute].strip()
@@ -204,18 +209,22 @@ def _check_download(local: Path, rel: PurePosixPath, lang: str, href: str, broke
 
 
 def _check_switcher(site: Site, soup: BeautifulSoup, rel: PurePosixPath, lang: str, broken: list[str]) -> None:
-    # Each language of the switcher (and of the head's alternate links) leads to this page in that language.
+    # Each language of the switcher (and of the head's alternate links, where a page has them) leads to this
+    # page in that language, a language's root for alternate links that name one.
     switcher = {a["hreflang"]: a["href"] for a in soup.select("a.md-select__link[hreflang]")}
     if set(switcher) != set(LANGS):
         broken.append(f"{rel}: the language switcher offers {sorted(switcher)}, not {sorted(LANGS)}")
     alternates = [(link["hreflang"], link["href"]) for link in soup.select('link[rel="alternate"][hreflang]')]
-    for other, href in [*switcher.items(), *alternates]:
+    here = site.address(rel, soup)
+    for other, href, is_root in [*((o, h, False) for o, h in switcher.items()), *((o, h, True) for o, h in alternates)]:
         if other not in LANGS:
             continue
-        expected = site.folder / twin(rel, other)
-        found = site.local(urljoin(site.url(rel), href))
+        if rel.name == "404.html":
+            is_root = False  # a 404 page's links all lead to the other language's 404 page
+        expected = site.folder / (PurePosixPath(LANGS[other] + "index.html") if is_root else twin(rel, other))
+        found = site.local(urljoin(here, href))
         if found is None or found.resolve() != expected.resolve():
-            broken.append(f"{rel}: the {other} link {href} does not lead to {twin(rel, other)}")
+            broken.append(f"{rel}: the {other} link {href} does not lead to {expected.relative_to(site.folder)}")
         elif not found.is_file():
             broken.append(f"{rel}: the {other} twin {twin(rel, other)} does not exist")
 
@@ -321,3 +330,10 @@ if __name__ == "__main__":
             print(f"{kind}: {problem}")
     print(result.figures())
     sys.exit(1 if any(result.broken.values()) else 0)
+
+
+def test_a_page_with_a_base_resolves_its_links_against_it(tmp_path):
+    site = _small_site(tmp_path)
+    _write(site, "zh/404.html", "zh", "404.html", "zh/404.html", '<a href="zh/01-devices/">01</a>',
+           head='<base href="/c/">')
+    assert _broken(site) == {}

@@ -400,7 +400,7 @@ def test_the_report_in_chinese():
     report = devicelab.audit(model, batch=(torch.zeros(2, 4, device="meta"), torch.zeros(2)))
     lines = str(report).splitlines()
     assert lines[0].split() == ["名称", "|", "类别", "|", "设备", "|", "形状", "|", "数据类型"]
-    assert any(line.startswith("✗ batch[1]") and "批数据" in line for line in lines)
+    assert any(line.startswith("✗ batch[1]") and "批次" in line for line in lines)
     assert any("普通属性" in line for line in lines)
     assert lines[-1] == (
         "有 5 个张量不在 meta 上：encoder.layers.0.norm.scale、encoder.layers.1.norm.scale、"

@@ -16,9 +16,15 @@
  * 3. Pages that hold more of the query's words come first. Material ranks a page by its best
  *    section's score, in which a word of a title weighs a thousand words of text: a pasted error
  *    message then lists first the pages whose titles share a few of its words ("device", "cuda"),
- *    before the page whose section quotes the whole message. Here pages are ordered by the largest
- *    share of the query's words that one of their sections holds (Material's "missing" terms),
- *    and Material's order is kept among pages with the same share.
+ *    before the page whose section quotes the whole message. Here a page's rank is the largest
+ *    share of the query's words that one of its sections holds (Material's "missing" terms, each
+ *    weighed by how few sections hold it: "mask" counts, "device" hardly), plus
+ *    how much of the query its profile holds: the words of its title, its headings and the
+ *    `keywords` of its front matter (the phrases readers use for a chapter's problem, such as
+ *    "model on the GPU, data on the CPU", which tools/mkdocs_hooks.py puts into the index), each
+ *    word weighed by how few pages' profiles hold it. A short question ("which layer is on the
+ *    CPU") has its words in a section of almost every chapter; its chapter is the one whose
+ *    profile names it. Material's order is kept among pages with the same rank.
  *
  * The hook in tools/mkdocs_hooks.py points every page at this file:
  *   course-search.js?worker=search.<hash>.min.js&prefix=zh/&others=zh/
@@ -39,15 +45,137 @@
   ).split(" "))
   var HAN = /\p{sc=Han}+/gu
 
-  /** The largest share of the query's terms that one section of a page holds. */
+  // How much a page's profile (title, headings, keywords) counts beside its best section's share: fully
+  // for a short question, less for a long pasted message, whose best section says more.
+  function profileWeight(words) { return 0.75 * Math.min(1, 6 / Math.max(1, words.length)) }
+  var STOP = new Set((
+    "a an and are as at be but by do does did for from has have how i if in into is it its me my no not of " +
+    "on or so that the their then there these they this to too was what when where which while who why " +
+    "will with you your can should get gets got still"
+  ).split(" "))
+  var separator = /[\s\u200b\-_,:!=\[\]()"`/]+|\.(?!\d)/
+  var profiles = new Map()    // page location -> {latin: Set of words, han: its Chinese text}
+  var profileWords = new Set()  // the Chinese words of the keywords (cut by jieba at build time)
+
+  function pageOf(location) { return location.split("#")[0] }
+
+  /** Build each page's profile from its title, its sections' titles and its keywords. */
+  function buildProfiles(docs) {
+    var texts = new Map()
+    docs.forEach(function (doc) {
+      var page = pageOf(doc.location)
+      var text = (texts.get(page) || "") + " " + (doc.title || "") + " " + (doc.keywords || []).join(" ")
+      texts.set(page, text.replace(/<[^>]*>/g, " ").toLowerCase())
+    })
+    profiles = new Map()
+    profileWords = new Set()
+    docs.forEach(function (doc) {
+      (doc.keywords || []).join(" ").split(separator).forEach(function (word) {
+        if (/^\p{sc=Han}{2,}$/u.test(word)) {
+          profileWords.add(word)
+          longest = Math.max(longest, word.length)
+        }
+      })
+    })
+    texts.forEach(function (text, page) {
+      profiles.set(page, Object.assign(wordsOf(text), {phrases: []}))
+    })
+    docs.forEach(function (doc) {
+      var phrases = profiles.get(pageOf(doc.location)).phrases
+      phrases.push(wordsOf((doc.title || "").replace(/<[^>]*>/g, " ").toLowerCase()))
+      ;(doc.keywords || []).forEach(function (phrase) { phrases.push(wordsOf(phrase.toLowerCase())) })
+    })
+  }
+
+  function wordsOf(text) {
+    return {latin: new Set(text.replace(HAN, " ").split(separator).filter(Boolean)),
+            han: (text.match(HAN) || []).join(" ")}
+  }
+
+  function holds(profile, word) {
+    if (/\p{sc=Han}/u.test(word))
+      return profile.han.indexOf(word) >= 0
+    if (profile.latin.has(word))
+      return true
+    // plurals and endings: "gpus" holds "gpu", "labels" holds "label"
+    for (var known of profile.latin)
+      if (known.length >= 3 && word.length >= 3 && (known.startsWith(word) || word.startsWith(known)) &&
+          Math.abs(known.length - word.length) <= 2)
+        return true
+    return false
+  }
+
+  /** The query's topic words: Chinese words as cut by segmentChinese, Latin words without stop words. */
+  function queryWords(query) {
+    var found = new Set()
+    query.toLowerCase().split(separator).forEach(function (word) {
+      if (word && !STOP.has(word) && !FILLER.has(word) && !/^\d+$/.test(word))
+        found.add(word)
+    })
+    return Array.from(found)
+  }
+
+  /** The share of the query's weight (rarer words weigh more) that a page's profile holds. */
+  function profileScores(words) {
+    var total = profiles.size
+    var weight = new Map()
+    words.forEach(function (word) {
+      var count = 0
+      profiles.forEach(function (profile) { if (holds(profile, word)) count++ })
+      if (count > 0)
+        weight.set(word, Math.log(1 + total / count))
+    })
+    var sum = 0
+    weight.forEach(function (value) { sum += value })
+    function share(words) {
+      var got = 0
+      weight.forEach(function (value, word) { if (holds(words, word)) got += value })
+      return sum ? got / sum : 0
+    }
+    // half for the words anywhere in the profile, half for the most of them that one phrase (a heading,
+    // a keyword) holds: "which layer is on the CPU" is one phrase of chapter 09, two of chapter 05
+    var scores = new Map()
+    profiles.forEach(function (profile, page) {
+      var best = 0
+      profile.phrases.forEach(function (phrase) { best = Math.max(best, share(phrase)) })
+      scores.set(page, (share(profile) + best) / 2)
+    })
+    return scores
+  }
+
+  var lastWords = []
+
+  var documents = 1          // sections in this language's index
+  var rarity = new Map()     // term -> its weight: log(1 + sections / sections holding it)
+
+  /** How much a term of the query weighs: "mask" much more than "device", which every page holds. */
+  function weightOf(term) {
+    if (!rarity.has(term)) {
+      var postings = (realInvertedIndex || (index && index.invertedIndex) || {})[term]
+      var holding = new Set()
+      if (postings)
+        ["title", "text", "tags"].forEach(function (field) {
+          Object.keys(postings[field] || {}).forEach(function (ref) { holding.add(ref) })
+        })
+      rarity.set(term, Math.log(1 + documents / Math.max(1, holding.size)))
+    }
+    return rarity.get(term)
+  }
+
+  /** The largest share of the query's weight that one section of a page holds (rarer terms weigh more). */
   function coverage(group) {
     var best = 0
     group.forEach(function (item) {
       var terms = Object.keys(item.terms || {})
-      if (terms.length) {
-        var found = terms.filter(function (term) { return item.terms[term] }).length
-        best = Math.max(best, found / terms.length)
-      }
+      var total = 0, found = 0
+      terms.forEach(function (term) {
+        var weight = weightOf(term)
+        total += weight
+        if (item.terms[term])
+          found += weight
+      })
+      if (total > 0)
+        best = Math.max(best, found / total)
     })
     return best
   }
@@ -56,10 +184,13 @@
   var postMessage = self.postMessage.bind(self)
   self.postMessage = function (message) {
     if (message && message.type === 3 && message.data && Array.isArray(message.data.items)) {
+      var scores = profileScores(lastWords)
+      var weight = profileWeight(lastWords)
       var ranked = message.data.items.map(function (group, place) {
-        return {group: group, share: coverage(group), place: place}
+        var page = group.length ? pageOf(group[0].location) : ""
+        return {group: group, rank: coverage(group) + weight * (scores.get(page) || 0), place: place}
       })
-      ranked.sort(function (a, b) { return b.share - a.share || a.place - b.place })
+      ranked.sort(function (a, b) { return b.rank - a.rank || a.place - b.place })
       message.data.items = ranked.map(function (entry) { return entry.group })
     }
     return postMessage(message)
@@ -113,7 +244,7 @@
     var found = []
     for (var i = 0; i < run.length;) {
       var length = Math.min(longest, run.length - i)
-      while (length > 0 && !words.has(run.slice(i, i + length)))
+      while (length > 0 && !words.has(run.slice(i, i + length)) && !profileWords.has(run.slice(i, i + length)))
         length--
       if (length === 0) {
         i++  // starts no indexed word: a particle, or a word no page uses
@@ -145,13 +276,20 @@
     var message = event.data
     if (message && message.type === 0 && message.data && Array.isArray(message.data.docs)) {
       // SETUP: build the index from this language's pages only
-      message = {type: 0, data: Object.assign({}, message.data, {docs: message.data.docs.filter(ownPage)})}
+      var docs = message.data.docs.filter(ownPage)
+      buildProfiles(docs)
+      documents = docs.length
+      rarity = new Map()
+      message = {type: 0, data: Object.assign({}, message.data, {docs: docs})}
       return materialListener({data: message})
     }
     if (message && message.type === 2 && typeof message.data === "string" && index !== null) {
       // QUERY: Material segments Chinese runs by looking words up in the index; give it none to
       // find, so that it keeps each of our words whole. Its search runs synchronously in the call.
-      message = {type: 2, data: segmentChinese(message.data)}
+      // lunr reads "word:" as a field name and fails on it (no results at all): a colon is a separator
+      var query = segmentChinese(message.data.replace(/[:"]+/g, " "))
+      lastWords = queryWords(query)
+      message = {type: 2, data: query}
       realInvertedIndex = index.invertedIndex
       index.invertedIndex = Object.create(null)
       try {

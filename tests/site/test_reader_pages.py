@@ -1,0 +1,188 @@
+"""What a reader meets on the built pages: no page scrolls sideways on a phone, code in tables never breaks
+inside a name, no stray backtick, chapter pages that lead from chapter to chapter, a 404 page in the reader's
+language that keeps its style at any base path, and no request that fails (the sitemap Material looks for)."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from bs4 import BeautifulSoup
+
+CHAPTERS = sorted(p.stem for p in (Path(__file__).resolve().parents[2] / "docs" / "en").glob("0*.md"))
+FOLDERS = {"en": "", "zh": "zh/"}
+PHONE = {"width": 390, "height": 844}
+
+browser_only = [pytest.mark.browser]
+if shutil.which("chromium") is None and shutil.which("chromium-browser") is None:
+    if os.environ.get("CI"):
+        raise RuntimeError("CI must run the browser tests: install Debian's chromium")
+    browser_only.append(pytest.mark.skip(reason="Debian's chromium is not installed"))
+
+
+def reader_pages() -> list[str]:
+    """The pages a reader opens: homes, chapters, the paste page, the glossary, a lab and a solution, per language."""
+    pages = []
+    for folder in FOLDERS.values():
+        pages += [f"/{folder}", f"/{folder}explain/", f"/{folder}glossary/", f"/{folder}instructors/"]
+        pages += [f"/{folder}{chapter}/" for chapter in CHAPTERS]
+        pages += [f"/{folder}labs/05-inside/", f"/{folder}solutions/09-debugging/"]
+    return pages
+
+
+# Runs in the page: what sticks out of a phone's screen, and code that wraps inside a table cell.
+LAYOUT = """() => {
+  const root = document.documentElement
+  const scrolls = el => { for (let p = el.parentElement; p && p !== document.body; p = p.parentElement) {
+      if (["auto", "scroll"].includes(getComputedStyle(p).overflowX)) return true } return false }
+  const wide = [...document.querySelectorAll(".md-content table, .md-content pre")]
+    .filter(el => el.getBoundingClientRect().right > innerWidth + 1 && !scrolls(el)
+                  && !["auto", "scroll"].includes(getComputedStyle(el).overflowX))
+    .map(el => el.tagName + ": " + el.textContent.slice(0, 60))
+  const broken = [...document.querySelectorAll(".md-content td code, .md-content th code")]
+    .filter(code => code.getClientRects().length > 1).map(code => code.textContent)
+  return {sideways: root.scrollWidth - root.clientWidth, wide, broken}
+}"""
+
+
+@pytest.fixture(scope="module")
+def phone(browser):
+    context = browser.new_context(viewport=PHONE, is_mobile=True)
+    yield context
+    context.close()
+
+
+@pytest.mark.parametrize("address", reader_pages())
+@pytest.mark.parametrize("_", [pytest.param(None, marks=browser_only)])
+def test_no_page_scrolls_sideways_on_a_phone(phone, base_url, address, _):
+    page = phone.new_page()
+    try:
+        page.goto(f"{base_url}{address}")
+        found = page.evaluate(LAYOUT)
+    finally:
+        page.close()
+    assert found["sideways"] <= 0, f"{address} scrolls {found['sideways']} px sideways at 390 px"
+    assert not found["wide"], f"{address}: these stick out of the screen instead of scrolling inside: {found['wide']}"
+    assert not found["broken"], f"{address}: code broken across lines inside a table cell: {found['broken']}"
+
+
+def visible_text(html: str) -> str:
+    """The text a reader sees outside code: no scripts, styles, code spans or code blocks."""
+    soup = BeautifulSoup(html, "html.parser")
+    for tag in soup(["script", "style", "code", "pre", "textarea", "template", "svg"]):
+        tag.decompose()
+    return soup.get_text(" ")
+
+
+def test_no_built_page_shows_a_stray_backtick(site):
+    pages = sorted(p for p in site.rglob("*.html") if "assets" not in p.relative_to(site).parts)
+    stray = []
+    for file in pages:
+        text = visible_text(file.read_text(encoding="utf-8"))
+        for found in re.finditer("`", text):
+            stray.append(f"{file.relative_to(site)}: …{text[max(0, found.start() - 40):found.end() + 40]!r}…")
+    assert len(pages) > 40
+    assert not stray, "backticks shown as text (a code span that did not close):\n" + "\n".join(stray[:20])
+
+
+def test_a_nested_backtick_in_markdown_would_be_caught():
+    import markdown
+
+    html = markdown.markdown("raises `ValueError: Expected `device_type` of type `str``.")
+    assert "`" in visible_text(html)
+    assert "`" not in visible_text(markdown.markdown("raises `` ValueError: Expected `device_type` of type `str` ``."))
+
+
+@pytest.mark.parametrize("lang", FOLDERS)
+def test_chapter_pages_lead_from_chapter_to_chapter(site, lang):
+    folder = FOLDERS[lang]
+    for number, chapter in enumerate(CHAPTERS):
+        soup = BeautifulSoup((site / folder / chapter / "index.html").read_text(encoding="utf-8"), "html.parser")
+        following = soup.select_one("a.md-footer__link--next")
+        preceding = soup.select_one("a.md-footer__link--prev")
+        if number + 1 < len(CHAPTERS):
+            assert following is not None and following["href"].rstrip("/") == f"../{CHAPTERS[number + 1]}", chapter
+        else:
+            assert following is None, f"{folder}{chapter} leads on to {following['href']}"
+        expected = f"../{CHAPTERS[number - 1]}" if number else ".."  # the home page before chapter 01
+        assert preceding is not None and preceding["href"].rstrip("/") == expected, chapter
+
+
+@pytest.mark.parametrize(("lang", "title", "explain"), [("en", "Page not found", "explain/"),
+                                                         ("zh", "页面不存在", "zh/explain/")])
+def test_the_404_page_speaks_its_language_and_offers_search_the_paste_page_and_the_chapters(site, lang, title, explain):
+    soup = BeautifulSoup((site / FOLDERS[lang] / "404.html").read_text(encoding="utf-8"), "html.parser")
+    assert soup.html["lang"] == lang
+    assert soup.h1.get_text(strip=True).rstrip("¶") == title
+    assert soup.select_one('label[for="__search"]') is not None
+    hrefs = [a["href"] for a in soup.select(".md-content a[href]")]
+    assert explain in hrefs
+    assert [f"{FOLDERS[lang]}{chapter}/" for chapter in CHAPTERS] == [h for h in hrefs if h != explain]
+    assert soup.find("base", href=True) is not None  # its links are relative to the site's root
+
+
+@pytest.mark.parametrize("address", ["/404.html", "/zh/404.html"])
+@pytest.mark.parametrize("_", [pytest.param(None, marks=browser_only)])
+def test_the_404_page_keeps_its_style_and_links_when_served_at_another_path(browser, base_url, address, _):
+    # The test server serves the site at its root, not at site_url's path (/pytorch-device-errors/).
+    page = browser.new_page()
+    try:
+        page.goto(f"{base_url}{address}")
+        page.wait_for_load_state("load")
+        header = page.evaluate("getComputedStyle(document.querySelector('.md-header')).position")
+        assert header in ("sticky", "fixed"), "Material's stylesheet did not load"
+        page.locator(".md-content a[href$='explain/']").click()
+        page.wait_for_url(f"{base_url}/{'zh/' if address.startswith('/zh/') else ''}explain/")
+    finally:
+        page.close()
+
+
+@pytest.mark.parametrize("address", ["/", "/zh/", "/01-devices/", "/zh/06-multigpu/", "/labs/05-inside/"])
+@pytest.mark.parametrize("_", [pytest.param(None, marks=browser_only)])
+def test_pages_make_no_request_that_fails(browser, base_url, address, _):
+    page = browser.new_page()
+    failed = []
+    page.on("response", lambda response: failed.append(f"{response.status} {response.url}")
+            if response.status >= 400 else None)
+    try:
+        page.goto(f"{base_url}{address}")
+        page.wait_for_load_state("networkidle")
+    finally:
+        page.close()
+    assert not failed, failed
+
+
+@pytest.mark.parametrize(("address", "lang"), [("/", "zh"), ("/zh/", "en"), ("/zh/01-devices/", "en")])
+@pytest.mark.parametrize("_", [pytest.param(None, marks=browser_only)])
+def test_the_language_switch_works_at_any_base_path(browser, base_url, address, lang, _):
+    page = browser.new_page()
+    try:
+        page.goto(f"{base_url}{address}")
+        page.locator(".md-header__option .md-select").hover()
+        page.locator(f'a.md-select__link[hreflang="{lang}"]').first.click()
+        page.wait_for_load_state("load")
+        assert page.locator("html").get_attribute("lang") == lang
+        assert page.url.startswith(f"{base_url}/"), page.url
+    finally:
+        page.close()
+
+
+@pytest.mark.parametrize("lang", FOLDERS)
+@pytest.mark.parametrize("_", [pytest.param(None, marks=browser_only)])
+def test_each_chapters_fix_is_whole_on_a_desktop(browser, base_url, lang, _):
+    page = browser.new_page(viewport={"width": 1366, "height": 900})
+    cut = []
+    try:
+        # 04's fix is devicelab's own to_device, docstring included (test_claims_ch04_batches keeps them equal)
+        for chapter in (chapter for chapter in CHAPTERS if chapter != "04-batches"):
+            page.goto(f"{base_url}/{FOLDERS[lang]}{chapter}/")
+            code = page.locator(".md-content .language-python.highlight code").first
+            if code.count():  # the fix: the page's first Python block, read without scrolling sideways
+                if code.evaluate("c => c.scrollWidth > c.clientWidth + 1"):
+                    cut.append(chapter)
+    finally:
+        page.close()
+    assert not cut, f"the fix runs off the right edge at 1366 px: {cut}"

@@ -186,3 +186,37 @@ def test_each_chapters_fix_is_whole_on_a_desktop(browser, base_url, lang, _):
     finally:
         page.close()
     assert not cut, f"the fix runs off the right edge at 1366 px: {cut}"
+
+
+@pytest.mark.parametrize(("lang", "lab", "solution"), [("en", "Lab", "Solution"), ("zh", "实验", "参考答案")])
+def test_a_lab_and_its_solution_have_their_own_titles(site, lang, lab, solution):
+    for number, chapter in enumerate(CHAPTERS, start=1):
+        for version, word in (("labs", lab), ("solutions", solution)):
+            soup = BeautifulSoup((site / FOLDERS[lang] / version / chapter / "index.html").read_text(encoding="utf-8"),
+                                 "html.parser")
+            title = soup.select_one(".md-content h1").get_text(strip=True).rstrip("¶")
+            assert title.startswith(f"{word} {number:02d} · "), (version, chapter, title)
+
+
+def test_reader_pages_give_no_maintainer_commands(site):
+    found = []
+    for file in sorted(site.rglob("*.html")):
+        rel = file.relative_to(site).as_posix()
+        if "instructors" in rel or "assets" in rel:
+            continue  # the instructors' page is where maintainers' commands belong
+        text = BeautifulSoup(file.read_text(encoding="utf-8"), "html.parser").get_text(" ")
+        found += [rel for command in ("make gpu-check", "make outputs", "make notebooks") if command in text]
+    assert not found, found
+
+
+@pytest.mark.parametrize("_", [pytest.param(None, marks=browser_only)])
+def test_notebook_headings_show_their_anchor_only_on_hover(browser, base_url, _):
+    page = browser.new_page(viewport={"width": 1366, "height": 900})
+    try:
+        page.goto(f"{base_url}/labs/05-inside/")
+        anchor = page.locator(".jupyter-wrapper h2 .anchor-link").first
+        assert anchor.evaluate("a => getComputedStyle(a).visibility") == "hidden"
+        page.locator(".jupyter-wrapper h2").first.hover()
+        assert anchor.evaluate("a => getComputedStyle(a).visibility") == "visible"
+    finally:
+        page.close()

@@ -4,7 +4,8 @@
 those carrying an `xdist_group` mark, which go to one worker as a unit. Marking by hand is easy to forget, so
 the marks are added here, before pytest-xdist reads them:
 
-- every cell of a notebook run by nbval (the cells share one kernel and run in order): one group per notebook;
+- every cell of a notebook run by nbval (the cells share one kernel and run in order): one group per notebook
+  (nbval's cells keep their own node ids, so the scheduler below groups them by notebook file);
 - every test that uses a module-scoped fixture (a graded class, a started job): one group per test file, so that
   the fixture is built once, not once per worker.
 
@@ -39,3 +40,19 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.xdist_group(f"notebook:{path.parent.parent.name}/{path.parent.name}/{path.name}"))
         elif _uses_module_scoped_fixture(item):
             item.add_marker(pytest.mark.xdist_group(f"module:{path.name}"))
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log):  # noqa: ANN001 - xdist's Producer
+    """`--dist loadgroup`, where a notebook's cells (whatever their node id says) form one group."""
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadGroupScheduling
+
+    class CourseScheduling(LoadGroupScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            path = nodeid.split("::", 1)[0]
+            if path.endswith(".ipynb"):
+                return path
+            return super()._split_scope(nodeid)
+
+    return CourseScheduling(config, log)

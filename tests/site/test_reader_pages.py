@@ -42,8 +42,25 @@ LAYOUT = """() => {
     .filter(el => el.getBoundingClientRect().right > innerWidth + 1 && !scrolls(el)
                   && !["auto", "scroll"].includes(getComputedStyle(el).overflowX))
     .map(el => el.tagName + ": " + el.textContent.slice(0, 60))
-  const broken = [...document.querySelectorAll(".md-content td code, .md-content th code")]
-    .filter(code => code.getClientRects().length > 1).map(code => code.textContent)
+  // a line that ends inside a name: the last character of one line and the first of the next are both
+  // letters, digits or underscores (nn.Parame|ter, register_|buffer)
+  const broken = []
+  for (const code of document.querySelectorAll(".md-content td code, .md-content th code")) {
+    const node = code.firstChild
+    if (!node || node.nodeType !== Node.TEXT_NODE) continue
+    const text = node.textContent, range = document.createRange()
+    let top = null
+    for (let i = 0; i < text.length; i++) {
+      range.setStart(node, i); range.setEnd(node, i + 1)
+      const rect = range.getClientRects()[0]
+      if (!rect || /\s/.test(text[i])) continue
+      if (top !== null && rect.top > top + 2 && /\w/.test(text[i - 1]) && /\w/.test(text[i])) {
+        broken.push(text)
+        break
+      }
+      top = rect.top
+    }
+  }
   return {sideways: root.scrollWidth - root.clientWidth, wide, broken}
 }"""
 

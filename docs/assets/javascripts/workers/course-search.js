@@ -47,7 +47,7 @@
 
   // How much a page's profile (title, headings, keywords) counts beside its best section's share: fully
   // for a short question, less for a long pasted message, whose best section says more.
-  function profileWeight(words) { return 0.75 * Math.min(1, 6 / Math.max(1, words.length)) }
+  function profileWeight(words) { return Math.min(1, 5 / Math.max(1, words.length)) }
   var STOP = new Set((
     "a an and are as at be but by do does did for from has have how i if in into is it its me my no not of " +
     "on or so that the their then there these they this to too was what when where which while who why " +

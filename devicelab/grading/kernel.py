@@ -84,7 +84,7 @@ def _watch_class(label: str, cls: type, into: dict) -> None:
 
 
 def _watch_module(label: str, module: types.ModuleType, into: dict, deep: bool = False) -> None:
-    into[f"sys.modules[{label!r}]"] = _state(sys.modules.get(module.__name__))
+    into[f"sys.modules[{label!r}]"] = _state(sys.modules.get(getattr(module, "__name__", label)))
     for key, value in list(vars(module).items()):
         if not _watched_value(key, value):
             continue
@@ -117,11 +117,15 @@ def fingerprint(chapter_modules: list[str]) -> dict[str, list]:
         import devicelab.lab  # noqa: F401
         for module in chapter_modules:
             importlib.import_module("devicelab.chapters." + module)
-        installed = {n: m for n, m in sys.modules.items()
-                     if (n == "devicelab" or n.startswith("devicelab.")) and not n.startswith("devicelab.grading")}
     except Exception:  # noqa: BLE001 - the private copy judges; the installed one is only watched
         pass
     found: dict[str, list] = {}
+    for name, module in list(sys.modules.items()):
+        if (name == "devicelab" or name.startswith("devicelab.")) and not name.startswith("devicelab.grading"):
+            if isinstance(module, types.ModuleType):
+                installed[name] = module
+            else:  # a replaced entry is a finding, never a reason for the grader to fail
+                found[f"sys.modules[{name!r}]"] = _state(module)
     for name in BUILTIN_NAMES:
         found["builtins." + name] = _state(getattr(builtins, name, None))
     classes = [torch.Tensor, torch._C.TensorBase, torch.nn.Parameter, torch.optim.Optimizer,
@@ -182,6 +186,12 @@ def compare(before: dict[str, list], after: dict[str, list]) -> list[str]:
         if new[4] and new[5].startswith(torch_dir):
             continue
         found.append(f"added: {key.replace('#', '.')}")
+    for replaced in [f for f in found if f.startswith("changed: sys.modules[")]:
+        name = replaced[len("changed: sys.modules["):].rstrip("]").strip("'\"")
+        echoes = [f for f in found if f.split(": ", 1)[-1].startswith(name + ".")]
+        if echoes:  # a replaced module: every attribute of it differs, and that is one finding
+            found = [f for f in found if f not in echoes]
+            found[found.index(replaced)] = f"{replaced} (with {len(echoes)} of its attributes)"
     modules = [f for f in found if f.startswith("changed: sys.modules[")]
     if len(modules) > 1:  # one replaced sys.modules entry is the finding; the rest is its echo
         found = [f for f in found if f not in modules[1:]]
@@ -343,7 +353,8 @@ def judge(config: dict, user_ns: dict) -> None:
         emit("setup_error", f"{type(error).__name__}: {error}"[:300])
         return
     installed_checks = sys.modules.get("devicelab.checks")
-    if installed_checks is not None:  # the student's `____` is the installed package's: judge it as blank
+    if isinstance(installed_checks, types.ModuleType) and hasattr(installed_checks, "Blank"):
+        # the student's `____` is the installed package's: judge it as blank
         own_class, own_blank = checks.Blank, checks.____
         for module in private.values():
             for key, value in list(vars(module).items()):
@@ -352,6 +363,7 @@ def judge(config: dict, user_ns: dict) -> None:
                 elif value is own_blank:
                     setattr(module, key, installed_checks.____)
     installed_lab = getattr(sys.modules.get("devicelab.lab"), "Lab", None)
+    installed_lab = installed_lab if isinstance(installed_lab, type) else None
     emit("tamper", namespace_evidence(user_ns, lab, exercises, installed_lab))
     judged = dict(user_ns)
     judged["lab"], judged["device"] = lab, lab.device

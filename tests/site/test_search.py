@@ -21,8 +21,10 @@ FLOOR = 0.90  # share of the corpus that must find its chapter in the top 3, per
 # The questions every reader asks ("model on GPU, data on CPU", labels, checkpoints, several GPUs, mixed
 # precision, which layer is on the CPU): the corpus marks them with a `family`, and their chapter comes first.
 FAMILIES = {"gpu-data", "labels", "checkpoint", "multi-gpu", "amp", "which-layer"}
-FAMILY_FLOOR = 0.90  # share of all family queries whose chapter is the first result, per language
-EACH_FAMILY_FLOOR = 0.75  # the same share within each family
+# share of all family queries whose chapter is the first result, per language (measured: en 40/41, zh 39/42),
+# and the same share within each family: a floor with room for a page's edit to move one query
+FAMILY_FLOOR = 0.85
+EACH_FAMILY_FLOOR = 0.70
 
 pytestmark = pytest.mark.browser
 if shutil.which("chromium") is None and shutil.which("chromium-browser") is None:

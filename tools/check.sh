@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export NO_MKDOCS_2_WARNING=1
 venv="${VENV:-.venv}"
-"$venv/bin/ruff" check .
+"$venv/bin/python" -m ruff check .
 paths=(tests/unit tests/claims tests/errors tests/test_notebooks_in_step.py tests/test_version_comparisons.py
        tests/test_packaging.py solutions/en)
 [ -d tests/lint ] && paths+=(tests/lint)

@@ -4,4 +4,4 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export NO_MKDOCS_2_WARNING=1
 bash tools/install.sh site
-exec "${VENV:-.venv}/bin/mkdocs" serve -a "${ADDRESS:-127.0.0.1:8000}"
+exec "${VENV:-.venv}/bin/python" -m mkdocs serve -a "${ADDRESS:-127.0.0.1:8000}"

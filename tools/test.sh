@@ -6,5 +6,5 @@ cd "$(dirname "$0")/.."
 export NO_MKDOCS_2_WARNING=1 PIP_DISABLE_PIP_VERSION_CHECK=1
 bash tools/install.sh dev --browser
 venv="${VENV:-.venv}"
-"$venv/bin/ruff" check .
+"$venv/bin/python" -m ruff check .
 "$venv/bin/python" -m pytest "$@"

@@ -6,8 +6,8 @@ the marks are added here, before pytest-xdist reads them:
 
 - every cell of a notebook run by nbval (the cells share one kernel and run in order): one group per notebook
   (nbval's cells keep their own node ids, so the scheduler below groups them by notebook file);
-- every test that uses a module-scoped fixture (a graded class, a started job): one group per test file, so that
-  the fixture is built once, not once per worker.
+- the tests of one file that use the same module-scoped fixtures (a graded class, a started job): one group, so
+  that each fixture is built once, not once per worker, while a file's other fixtures go to the other worker.
 
 Session-scoped fixtures that are expensive (the built site) are shared between workers through a file lock
 instead (tests/site/conftest.py).
@@ -18,15 +18,13 @@ from __future__ import annotations
 import pytest
 
 
-def _uses_module_scoped_fixture(item: pytest.Item) -> bool:
+def _module_scoped_fixtures(item: pytest.Item) -> list[str]:
+    """The names of the module-, class- or package-scoped fixtures a test uses."""
     info = getattr(item, "_fixtureinfo", None)
     if info is None:
-        return False
-    for definitions in info.name2fixturedefs.values():
-        for definition in definitions:
-            if definition.scope in ("module", "package", "class"):
-                return True
-    return False
+        return []
+    return sorted(name for name, definitions in info.name2fixturedefs.items()
+                  if any(d.scope in ("module", "package", "class") for d in definitions))
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -38,8 +36,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         path = item.path
         if path.suffix == ".ipynb":
             item.add_marker(pytest.mark.xdist_group(f"notebook:{path.parent.parent.name}/{path.parent.name}/{path.name}"))
-        elif _uses_module_scoped_fixture(item):
-            item.add_marker(pytest.mark.xdist_group(f"module:{path.name}"))
+        else:
+            shared = _module_scoped_fixtures(item)
+            if shared:  # the tests of one file that share the same fixtures: built once, on one worker
+                item.add_marker(pytest.mark.xdist_group(f"module:{path.name}:{'+'.join(shared)}"))
 
 
 def pytest_xdist_make_scheduler(config: pytest.Config, log):  # noqa: ANN001 - xdist's Producer

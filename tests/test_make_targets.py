@@ -37,7 +37,9 @@ def _clean_copy(folder: Path) -> Path:
 
 
 def _make(copy: Path, *args: str, venv: Path | None = None, timeout: float = 600) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST", "VIRTUAL_ENV"))}
+    # Run under `make test`, the outer make's variables would make this one print "Entering directory" lines.
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("PYTEST", "VIRTUAL_ENV", "MAKE", "MFLAGS")) and k != "MAKELEVEL"}
     if venv is not None:
         env["VENV"] = str(venv)
     return subprocess.run(["make", *args], cwd=copy, capture_output=True, text=True, env=env, timeout=timeout)

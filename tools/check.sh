@@ -6,6 +6,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export NO_MKDOCS_2_WARNING=1
 venv="${VENV:-.venv}"
+# Two workers on two cores: one OpenMP thread per process, or torch's spinning threads fight for the cores.
+export OMP_NUM_THREADS="${OMP_NUM_THREADS:-1}"
 "$venv/bin/python" -m ruff check .
 paths=(tests/unit tests/claims tests/errors tests/test_notebooks_in_step.py tests/test_version_comparisons.py
        tests/test_packaging.py solutions/en)

@@ -6,5 +6,7 @@ cd "$(dirname "$0")/.."
 export NO_MKDOCS_2_WARNING=1 PIP_DISABLE_PIP_VERSION_CHECK=1
 bash tools/install.sh dev --browser
 venv="${VENV:-.venv}"
+# Two workers on two cores: one OpenMP thread per process, or torch's spinning threads fight for the cores.
+export OMP_NUM_THREADS="${OMP_NUM_THREADS:-1}"
 "$venv/bin/python" -m ruff check .
 "$venv/bin/python" -m pytest "$@"

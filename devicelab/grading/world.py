@@ -101,10 +101,25 @@ def bwrap_prefix(world: World) -> list[str]:
             "--tmpfs", "/tmp", "--tmpfs", "/dev/shm"]
     for device in sorted(glob.glob("/dev/nvidia*")) + sorted(glob.glob("/dev/dri/*")):
         argv += ["--dev-bind", device, device]  # a GPU stays usable inside
+    # The private /tmp hides whatever lives there: an interpreter or a checkout under /tmp (a clone made for a CI
+    # run, say) is put back, read-only.
+    for path in _under_tmp([sys.prefix, sys.base_prefix, sys.exec_prefix, *sys.path, str(Path(__file__).parents[2])]):
+        argv += ["--ro-bind", path, path]
     root = str(world.root)
     argv += ["--bind", root, root, "--ro-bind", str(world.checks), str(world.checks),
              "--unshare-net", "--unshare-ipc", "--unshare-uts", "--die-with-parent", "--chdir", str(world.work), "--"]
     return argv
+
+
+def _under_tmp(paths: list[str]) -> list[str]:
+    """The existing folders among `paths` that a private /tmp would hide, outermost only."""
+    found: list[str] = []
+    for raw in sorted({os.path.realpath(p) for p in paths if p} | {os.path.abspath(p) for p in paths if p}):
+        if not raw.startswith(("/tmp/", "/dev/shm/")) or not os.path.isdir(raw):
+            continue
+        if not any(raw == kept or raw.startswith(kept + "/") for kept in found):
+            found.append(raw)
+    return found
 
 
 def sandbox_problem() -> str | None:

@@ -76,7 +76,7 @@ def render_diagnosis(d: Diagnosis, lang: str) -> str:
         lines += [f"{words['not_device']} {reading}".strip()]
         lines += [_indent(fill(CAUSES[key][lang], values)) for key in d.causes]
         lines += _ranking(d, lang, words)
-        return _dedupe("\n".join(lines))
+        return "\n".join(lines).strip("\n")
     colon = "：" if lang == "zh" else ": "
     facts = [f"{words['op']}{colon}{d.op}" if d.op else "", f"{words['arg']}{colon}{d.argument}" if d.argument else "",
              f"{words['devices']}{colon}{', '.join(d.devices)}" if d.devices else ""]
@@ -96,7 +96,7 @@ def render_diagnosis(d: Diagnosis, lang: str) -> str:
     if len(causes) > 1 or not d.confident:
         lines += ["", words["check"], _indent(CHECK[lang])]
     lines += _ranking(d, lang, words)
-    return _dedupe("\n".join(lines))
+    return "\n".join(lines).strip("\n")
 
 
 def _ranking(d: Diagnosis, lang: str, words: dict[str, str]) -> list[str]:
@@ -118,19 +118,6 @@ def _ranking(d: Diagnosis, lang: str, words: dict[str, str]) -> list[str]:
     if d.device_error and d.chapter == "09-debugging":
         lines.append(_indent(words["fallback"]))
     return lines
-
-
-def _dedupe(text: str) -> str:
-    """The text with any repeated line (a sentence said twice) kept only where it first appears."""
-    seen: set[str] = set()
-    out = []
-    for line in text.split("\n"):
-        key = line.strip()
-        if key and key in seen and len(key) > 20:
-            continue
-        seen.add(key)
-        out.append(line)
-    return "\n".join(out).strip("\n")
 
 
 _BLANK_SLOT = re.compile(r"\{\w+\}|(?:^|[\s(`（])\?(?=$|[\s),.`）:;])")

@@ -482,3 +482,31 @@ def test_the_tampered_cell_keeps_the_most_serious_first():
                       "run the grader's judging cell did not run to the end", "run attributes set on `ex1`: evaluate"],
                      key=grading._severity)
     assert ordered[0].startswith("run the grader") and ordered[-1].startswith("code ")
+
+
+def test_the_journal_names_the_exercise_whose_judging_killed_the_kernel_when_stdout_was_lost(tmp_path):
+    # A kernel killed while an exercise is judged may die before its last stdout message leaves it. The grader
+    # must still know which exercise was being judged (else the exercise stays "not graded" and nothing reruns).
+    nonce, setup_nonce = "n" * 32, "s" * 32
+
+    def cell(nonce_: str, *lines: tuple[str, object]) -> nbformat.NotebookNode:
+        text_ = "".join(f"{grading.MARKER}-{nonce_} {kind} {json.dumps(data)}\n" for kind, data in lines)
+        return nbformat.v4.new_code_cell(outputs=[nbformat.v4.new_output("stream", name="stdout", text=text_)])
+
+    setup = cell(setup_nonce, ("fingerprint", {}))
+    judged = cell(nonce, ("fingerprint", {}), ("tamper", []))  # the kernel died before "start ex1" arrived
+    verdict = {"name": EXERCISES[0], "status": "correct", "key": "", "params": {}}
+    journal = tmp_path / "journal"
+    journal.write_text(cell(nonce, ("start", EXERCISES[0]), ("verdict", verdict), ("start", EXERCISES[1]))
+                       .outputs[0].text, encoding="utf-8")
+    run = grading._Run(died=True)
+    grading._read_run(run, setup, judged, setup_nonce, nonce, True, journal)
+    assert run.started == EXERCISES[1] and run.records[EXERCISES[0]]["status"] == "correct"
+    without = grading._Run(died=True)
+    grading._read_run(without, setup, judged, setup_nonce, nonce, True, tmp_path / "missing")
+    assert without.started is None and not without.records
+    forged = tmp_path / "forged"  # lines without this run's nonce are not read
+    forged.write_text(journal.read_text(encoding="utf-8").replace(nonce, "f" * 32), encoding="utf-8")
+    alive = grading._Run(died=True)
+    grading._read_run(alive, setup, judged, setup_nonce, nonce, True, forged)
+    assert alive.started is None

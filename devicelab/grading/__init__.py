@@ -220,8 +220,12 @@ def _quiet_logger() -> logging.Logger:
 
 def _lines(cell: nbformat.NotebookNode, nonce: str) -> tuple[list[tuple[str, object]], int]:
     """The grader's lines in a cell's stdout (kind, data), and how many marker lines lacked the nonce."""
-    prefix = f"{MARKER}-{nonce} "
     text = "".join(o.get("text", "") for o in cell.get("outputs", []) if o.get("name") == "stdout")
+    return _parse_lines(text, nonce)
+
+
+def _parse_lines(text: str, nonce: str) -> tuple[list[tuple[str, object]], int]:
+    prefix = f"{MARKER}-{nonce} "
     found, forged = [], 0
     for line in text.splitlines():
         if not line.startswith(prefix):
@@ -260,7 +264,9 @@ def _run_once(nb: nbformat.NotebookNode, config: dict, files: dict[str, bytes], 
     setup_nonce, nonce = secrets.token_hex(16), secrets.token_hex(16)
     base = {**config, "package": str(package)}
     setup = _cell("before", {**base, "nonce": setup_nonce}, package, digest)
-    grading = _cell("judge", {**base, "nonce": nonce, "skip": skip, "seconds": timeout}, package, digest)
+    journal = world.root / f"journal-{nonce}"
+    grading = _cell("judge", {**base, "nonce": nonce, "skip": skip, "seconds": timeout, "journal": str(journal)},
+                    package, digest)
     probe = nbformat.v4.new_code_cell(PROBE_CELL)
     remaining = len([n for n in config["exercises"] if n not in skip])
     limits = {id(grading): timeout * (remaining + 1) + 120, id(probe): min(PROBE_SECONDS, max(timeout, 5)),
@@ -311,7 +317,7 @@ def _run_once(nb: nbformat.NotebookNode, config: dict, files: dict[str, bytes], 
         except Exception:  # noqa: BLE001, S110 - already gone
             pass
         nb.cells = student
-        _read_run(run, setup, grading, setup_nonce, nonce, current >= len(student))
+        _read_run(run, setup, grading, setup_nonce, nonce, current >= len(student), journal)
         changed = sorted(rel for rel, data in files.items()
                          if not (package / rel).is_file() or (package / rel).read_bytes() != data)
         if changed:
@@ -321,12 +327,17 @@ def _run_once(nb: nbformat.NotebookNode, config: dict, files: dict[str, bytes], 
 
 
 def _read_run(run: _Run, setup: nbformat.NotebookNode, grading: nbformat.NotebookNode, setup_nonce: str,
-              nonce: str, judged: bool) -> None:
+              nonce: str, judged: bool, journal: Path | None = None) -> None:
     before = next((data for kind, data in _lines(setup, setup_nonce)[0] if kind == "fingerprint"), None)
     if before is None:
         run.setup_error = _cell_error(setup) or "the grader's first cell printed nothing"
         return
     lines, forged = _lines(grading, nonce)
+    if run.died and judged and journal is not None and journal.is_file():
+        # The kernel died while judging: its last stdout lines may never have arrived; the journal has them all.
+        kept = _parse_lines(journal.read_text(encoding="utf-8", errors="replace"), nonce)[0]
+        if len(kept) > sum(kind in ("start", "verdict") for kind, _ in lines):
+            lines = [(kind, data) for kind, data in lines if kind not in ("start", "verdict")] + kept
     if forged:
         run.tampered.append(f"{forged} grade line(s) without the grader's nonce were printed while judging")
     fingerprints = 0

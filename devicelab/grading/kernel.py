@@ -321,12 +321,19 @@ def load_private(root: str, package: str, hashes: dict[str, str], skip: list[str
 
 
 # --- the two entry points ---------------------------------------------------------------------------------
-def _emitter(marker: str, nonce: str):  # noqa: ANN202
+def _emitter(marker: str, nonce: str, journal: str = ""):  # noqa: ANN202
     out = sys.stdout
     write, flush, dumps = out.write, out.flush, json.dumps
+    # A kernel killed while an exercise is judged may take its last stdout messages with it; the journal (a file
+    # in the world, written unbuffered) still tells the grader which exercise was being judged.
+    fd = os.open(journal, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600) if journal else None
+    os_write = os.write
 
     def emit(kind: str, data: object) -> None:
-        write(f"{marker}-{nonce} {kind} {dumps(data)}\n")
+        line = f"{marker}-{nonce} {kind} {dumps(data)}\n"
+        if fd is not None and kind in ("start", "verdict"):
+            os_write(fd, line.encode())
+        write(line)
         flush()
 
     return emit
@@ -340,7 +347,7 @@ def before(config: dict, user_ns: dict) -> None:
 
 def judge(config: dict, user_ns: dict) -> None:
     """Judge every exercise not in config["skip"] with a fresh private copy of devicelab; print the results."""
-    emit = _emitter(config["marker"], config["nonce"])
+    emit = _emitter(config["marker"], config["nonce"], config.get("journal", ""))
     emit("fingerprint", fingerprint(config["chapter_modules"]))
     try:
         private = load_private(config["root"], config["package"], config["hashes"], config["skip_files"])

@@ -34,7 +34,7 @@ def reader_pages() -> list[str]:
 
 
 # Runs in the page: what sticks out of a phone's screen, and code that wraps inside a table cell.
-LAYOUT = """() => {
+LAYOUT = r"""() => {
   const root = document.documentElement
   const scrolls = el => { for (let p = el.parentElement; p && p !== document.body; p = p.parentElement) {
       if (["auto", "scroll"].includes(getComputedStyle(p).overflowX)) return true } return false }

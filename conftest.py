@@ -15,7 +15,24 @@ instead (tests/site/conftest.py).
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
+
+# What each scheduling unit cost in a past run (tools/timeline.py --write): the costliest are handed out first.
+DURATIONS = Path(__file__).resolve().parent / "tests" / "durations.json"
+UNKNOWN_COST = 0.3  # seconds: a unit the file does not know (a new test); most tests take less
+
+
+def scope_of(nodeid: str) -> str:
+    """The unit the scheduler hands out whole: a notebook's file, an xdist group, or the test itself."""
+    path = nodeid.split("::", 1)[0]
+    if path.endswith(".ipynb"):
+        return path
+    if "@" in nodeid:
+        return nodeid.rsplit("@", 1)[-1]
+    return nodeid
 
 
 def _module_scoped_fixtures(item: pytest.Item) -> list[str]:
@@ -43,16 +60,47 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 def pytest_xdist_make_scheduler(config: pytest.Config, log):  # noqa: ANN001 - xdist's Producer
-    """`--dist loadgroup`, where a notebook's cells (whatever their node id says) form one group."""
+    """`--dist loadgroup`, where a notebook's cells (whatever their node id says) form one group, and the units
+    are handed out costliest first (longest-processing-time first), so the run does not end with one worker
+    alone on a long unit that happened to come last in collection order."""
     if config.getvalue("dist") != "loadgroup":
         return None
     from xdist.scheduler import LoadGroupScheduling
 
+    try:
+        costs = json.loads(DURATIONS.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        costs = {}
+
     class CourseScheduling(LoadGroupScheduling):
+        ordered = False
+
         def _split_scope(self, nodeid: str) -> str:
-            path = nodeid.split("::", 1)[0]
-            if path.endswith(".ipynb"):
-                return path
-            return super()._split_scope(nodeid)
+            return scope_of(nodeid)
+
+        def _assign_work_unit(self, node) -> None:  # noqa: ANN001 - xdist's WorkerController
+            if not self.ordered:  # the queue is complete the first time work is handed out
+                units = sorted(self.workqueue.items(),
+                               key=lambda unit: -costs.get(unit[0], UNKNOWN_COST * len(unit[1])))
+                self.workqueue.clear()
+                self.workqueue.update(units)
+                self.ordered = True
+            super()._assign_work_unit(node)
 
     return CourseScheduling(config, log)
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    """With DEVICELAB_TIMELINE=file, write each phase of each test (worker, start, stop) as a JSON line: the
+    data behind `tools/benchmark.py --timeline`, which shows where the two workers wait."""
+    import json
+    import os
+
+    path = os.environ.get("DEVICELAB_TIMELINE")
+    if not path or os.environ.get("PYTEST_XDIST_WORKER"):  # written once, by the controller
+        return
+    node = getattr(report, "node", None)
+    worker = node.gateway.id if node is not None else "main"
+    with open(path, "a", encoding="utf-8") as handle:
+        handle.write(json.dumps({"id": report.nodeid, "worker": worker, "when": report.when,
+                                 "start": report.start, "stop": report.stop}) + "\n")

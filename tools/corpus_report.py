@@ -390,11 +390,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--composition", action="store_true", help="print what the corpus holds, then stop")
     parser.add_argument("--corpus", type=Path, default=CORPUS)
     parser.add_argument("--heldout", action="store_true",
-                        help="score the held-out part instead: figures and ids only, never message text")
+                        help="score the held-out part (or --corpus FILE) the held-out way: figures and ids only, "
+                             "never message text")
     args = parser.parse_args(argv)
     if args.heldout:
         sys.path.insert(0, str(ROOT))
-        figures = heldout_figures(score(load_corpus(HELDOUT)))
+        figures = heldout_figures(score(load_corpus(HELDOUT if args.corpus == CORPUS else args.corpus)))
         if args.json:
             print(json.dumps(figures, indent=1))
         else:

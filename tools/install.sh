@@ -15,23 +15,35 @@ browser=""
 venv="${VENV:-.venv}"
 export PIP_DISABLE_PIP_VERSION_CHECK=1
 
+# Debian packages (chromium and CJK fonts for the browser tests, bubblewrap for the grader's sandbox) install in
+# the background, with one apt-get update, while pip works; the script waits for both.
+apt_packages=()
 if [ -n "$browser" ] && ! command -v chromium >/dev/null 2>&1; then
-  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-    echo "installing Debian's chromium for the browser tests"
-    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-noto-cjk >/dev/null
-  else
-    echo "chromium is missing and cannot be installed here: the browser tests will be skipped" >&2
-  fi
+  apt_packages+=(chromium fonts-noto-cjk)
+  why="Debian's chromium for the browser tests"
 fi
-
 if [ "$level" = dev ] && ! command -v bwrap >/dev/null 2>&1; then
+  apt_packages+=(bubblewrap)
+  why="${why:+$why and }Debian's bubblewrap for the grader's sandbox"
+fi
+apt_pid=""
+if [ ${#apt_packages[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-    echo "installing Debian's bubblewrap for the grader's sandbox"
-    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap >/dev/null
+    echo "installing $why"
+    ( apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${apt_packages[@]}" >/dev/null ) &
+    apt_pid=$!
   else
-    echo "bubblewrap is missing and cannot be installed here: the grader runs kernels without its sandbox" >&2
+    echo "cannot install ${apt_packages[*]} here (not root, or no apt-get): without chromium the browser tests" \
+      "are skipped; without bubblewrap the grader runs kernels without its sandbox" >&2
   fi
 fi
+wait_for_apt() {
+  if [ -n "$apt_pid" ]; then
+    wait "$apt_pid" || { echo "apt-get install ${apt_packages[*]} failed" >&2; exit 1; }
+    apt_pid=""
+  fi
+}
+trap wait_for_apt EXIT
 
 case "$level" in
   site) files=(requirements.txt pyproject.toml) ;;
@@ -58,4 +70,5 @@ else
   # The notebooks and the answer banks start kernels by the name `python3`: this environment's Python.
   "$venv/bin/python" -m ipykernel install --sys-prefix --name python3 >/dev/null
 fi
+wait_for_apt
 echo "$want" > "$stamp"

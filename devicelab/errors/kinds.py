@@ -14,6 +14,11 @@ D = DEVICE
 ACCEL = r"^(cuda|mps|xpu|hpu|npu|xla|privateuseone|mtia|hip)"
 MATMUL = r"addmm|_mm$|^mm$|bmm|matmul|linear|addmv|_mv$|baddbmm|addbmm"
 NORM_CONV = r"layer_norm|batch_norm|group_norm|instance_norm|conv|convolution|cudnn|prelu"
+# Names of an optimizer's own state tensors (Adam, AdamW, SGD with momentum, RMSprop, Adagrad): a paste that shows
+# them failed inside the optimizer's update.
+# An embedding in the paste (a layer's name, F.embedding, a frame in torch/nn/modules/sparse.py).
+EMBEDDING = r"[Ee]mbed|modules/sparse\.py|EmbeddingBag"
+OPTIMIZER_STATE = r"\b(?:exp_avg(?:_sq)?|max_exp_avg_sq|momentum_buffer|square_avg|state_sum)\b"
 
 # Chinese renderings that Chinese posts quote (machine or hand translations of the English sentence).
 ZH_SAME = r"(?:预期|期望|应该|要求)?所有(?:的)?张量(?:都)?(?:应该)?(?:在|位于|处于)同一(?:个)?设备上"
@@ -78,6 +83,8 @@ SAME_DEVICE = ErrorKind(
     routes=(
         Route({"relation": "^index$"}, "06-multigpu", True, ("multi_gpu_mix",), ("09-debugging",)),
         Route({"relation": "^same$", "dtypes": "different"}, "08-amp", True, (), (), False, "dtype_mismatch"),
+        # the paste shows an optimizer's own state (Adam's exp_avg, SGD's momentum_buffer): the state stayed behind
+        Route({"_text": OPTIMIZER_STATE}, "07-checkpoints", False, ("optimizer_state",), ("01-devices",)),
         # meta with an operation named reads as any other pair of devices (the course's tests stand meta in for a GPU)
         Route({"types": "meta", "op": "^$"}, "07-checkpoints", False, ("meta_weights",), ("09-debugging",)),
         Route({"_mps": "."}, "01-devices", False, ("mps_mix", "layer_outside_to"), ("05-inside",)),
@@ -92,9 +99,17 @@ SAME_DEVICE = ErrorKind(
               ("labels_not_moved",)),
         Route({"op": "nll_loss|cross_entropy|loss", "arg": "^target$"}, "01-devices", False,
               ("model_not_moved", "labels_not_moved"), ("03-embedding", "02-dataparallel")),
-        Route({"op": "index_select|embedding", "arg": "^ind", "found_dev": "^cpu"}, "03-embedding", True,
-              ("ids_not_moved",)),
-        Route({"op": "index_select|embedding"}, "03-embedding", True, ("table_not_moved", "ids_not_moved")),
+        # An nn.Embedding looks its rows up with index_select; so do libraries that gather along an index that came
+        # with the batch (a graph's edges): the chapter is 03 with confidence only when an embedding shows.
+        Route({"op": "index_select|embedding", "arg": "^ind", "found_dev": "^cpu", "_text": EMBEDDING},
+              "03-embedding", True, ("ids_not_moved",)),
+        Route({"op": "index_select|embedding", "_text": EMBEDDING}, "03-embedding", True,
+              ("table_not_moved", "ids_not_moved")),
+        Route({"op": "embedding"}, "03-embedding", True, ("table_not_moved", "ids_not_moved")),
+        Route({"op": "index_select", "arg": "^ind", "found_dev": "^cpu"}, "03-embedding", False,
+              ("ids_not_moved", "batch_not_moved"), ("04-batches", "01-devices")),
+        Route({"op": "index_select"}, "03-embedding", False, ("table_not_moved", "ids_not_moved"),
+              ("04-batches", "01-devices")),
         Route({"op": "gather|scatter|index_add|index_put|index_copy|take"}, "05-inside", False,
               ("tensor_made_inside", "ids_not_moved"), ("03-embedding", "01-devices")),
         Route({"op": "^$", "arg": "^(index|indices)$"}, "03-embedding", False, ("ids_not_moved", "table_not_moved"),
@@ -465,6 +480,7 @@ LEGACY_BACKEND = ErrorKind(
     routes=(
         # the same backend on both sides: the two dtypes differ, not the devices
         Route({"relation": "^same$"}, None, False, device_error=False, family="dtype_mismatch"),
+        Route({"_text": OPTIMIZER_STATE}, "07-checkpoints", False, ("optimizer_state",), ("01-devices",)),
     ),
     patterns=(
         # torch 0.4 .. 1.0 (TensorIterator's ancestor): backend and dtype of both sides
@@ -547,7 +563,7 @@ CONTAINER_TO = ErrorKind(
         Route({"container": "^dict$"}, "04-batches", False, ("container_to",), ("07-checkpoints",)),
     ),
     device_fields=(),
-    patterns=(r"'(?P<container>list|tuple|dict)' object has no attribute '(?P<method>to|cuda|cpu)'",),
+    patterns=(r"'(?P<container>list|tuple|dict)' object has no attribute '(?P<method>to|cuda|cpu)(?:'|(?!\w))",),
     example="AttributeError: 'list' object has no attribute 'to'",
     reading={
         "en": "`.{method}()` was called on a Python {container}: a batch that is a {container} of tensors has no "
@@ -650,6 +666,8 @@ LEGACY_ARGUMENTS = ErrorKind(
     routes=(
         Route({"op": "NLLCriterion|CrossEntropy", "tail": r"^(?=.*torch\.cuda\.)(?=.*torch\.[A-Z])"}, "02-dataparallel",
               False, ("loss_weight_not_moved", "labels_not_moved"), ("03-embedding", "01-devices"), True),
+        Route({"tail": r"^(?=.*torch\.cuda\.)(?=.*torch\.[A-Z])", "_text": OPTIMIZER_STATE}, "07-checkpoints", False,
+              ("optimizer_state",), ("01-devices",), True),
         Route({"tail": r"^(?=.*torch\.cuda\.)(?=.*torch\.[A-Z])"}, "01-devices", False,
               ("batch_not_moved", "model_not_moved", "optimizer_state"), ("05-inside", "07-checkpoints"), True),
     ),

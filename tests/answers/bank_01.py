@@ -128,7 +128,7 @@ return "model", "inputs", "labels"
     Answer("ex2", "hostile: loops forever", _mover("""
 while True:
     pass
-"""), "incorrect"),
+"""), "incorrect", loops=True),
     Answer("ex2", "hostile: not a function", "to_device = 42\n", "incorrect"),
     Answer("ex2", "right: reassigns the model too, non_blocking copies", _mover("""
 model = model.to(device)

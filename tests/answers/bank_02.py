@@ -67,7 +67,7 @@ def prepare(model, device):
 def prepare(model, device):
     while True:
         pass
-''', "incorrect"),
+''', "incorrect", loops=True),
     Answer("ex1", "hostile: not a function", '''
 prepare = nn.DataParallel(make_model())
 ''', "incorrect"),

@@ -188,7 +188,7 @@ return "0.1"
     Answer("ex1", "hostile: loops forever", _step("""
 while True:
     pass
-"""), "incorrect"),
+"""), "incorrect", loops=True),
     # --- ex2: move_batch ---------------------------------------------------------------------------
     Answer("ex2", "wrong: moves without keeping the results", _mover("""
 token_ids, labels = batch

@@ -117,7 +117,7 @@ def to_device(batch, device):
 def to_device(batch, device):
     while True:
         pass
-''', "incorrect"),
+''', "incorrect", loops=True),
     Answer("ex1", "hostile: not a function", '''\
 to_device = {"device": "cuda"}
 ''', "incorrect"),

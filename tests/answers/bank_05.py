@@ -76,7 +76,7 @@ def Standardize(mean, std):
     Answer("ex1", "hostile: __init__ raises", standardize("raise RuntimeError('nope')"), "incorrect"),
     Answer("ex1", "hostile: forward loops forever",
            standardize('self.register_buffer("mean", mean)\n        self.register_buffer("std", std)',
-                       "while True:\n            pass"), "incorrect"),
+                       "while True:\n            pass"), "incorrect", loops=True),
     Answer("ex1", "right: buffers under other names",
            standardize('self.register_buffer("center", mean)\n        self.register_buffer("scale", std)',
                        "return (x - self.center) / self.scale"), "correct"),

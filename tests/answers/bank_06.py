@@ -49,7 +49,7 @@ ANSWERS = [
         'if not torch.cuda.is_available():\n    return torch.device("cpu")\n'
         'device = torch.device(f"cuda:{local_rank}")\ntorch.cuda.set_device(device)\nreturn device'), "correct"),
     Answer("ex1", "hostile: raises", rank_device('raise RuntimeError("nope")'), "incorrect"),
-    Answer("ex1", "hostile: loops forever", rank_device("while True:\n    pass"), "incorrect"),
+    Answer("ex1", "hostile: loops forever", rank_device("while True:\n    pass"), "incorrect", loops=True),
     Answer("ex1", "hostile: not a function", "rank_device = 42\n", "incorrect"),
     # --- exercise 2: wrap_model -------------------------------------------------------------------------
     Answer("ex2", "wrong: device_ids=[local GPU] also on the CPU", wrap_model(
@@ -74,6 +74,6 @@ ANSWERS = [
         "model = model.to(device)\nif device.type != 'cuda':\n    return DistributedDataParallel(model)\n"
         "return DistributedDataParallel(model, device_ids=[device], output_device=device)"), "correct"),
     Answer("ex2", "hostile: raises", wrap_model("raise RuntimeError('nope')"), "incorrect"),
-    Answer("ex2", "hostile: loops forever", wrap_model("while True:\n    pass"), "incorrect"),
+    Answer("ex2", "hostile: loops forever", wrap_model("while True:\n    pass"), "incorrect", loops=True),
     Answer("ex2", "hostile: returns junk", wrap_model("return 'DistributedDataParallel'"), "incorrect"),
 ]

@@ -83,7 +83,7 @@ ANSWERS = [
     Answer("ex2", "hostile: zeroes the values in place",
            unwrapper("for v in state_dict.values():\n        v.zero_()\n"
                      '    return {k.removeprefix("module."): v for k, v in state_dict.items()}'), "incorrect"),
-    Answer("ex2", "hostile: loops forever", unwrapper("while True:\n        pass"), "incorrect"),
+    Answer("ex2", "hostile: loops forever", unwrapper("while True:\n        pass"), "incorrect", loops=True),
     Answer("ex2", "right: keys sorted into a new order (load_state_dict does not care)",
            unwrapper('return {k.removeprefix("module."): state_dict[k] for k in sorted(state_dict)}'), "correct"),
     Answer("ex2", "right: copies of the values (they load just as well)",

@@ -76,7 +76,7 @@ ANSWERS = [
     Answer("ex1", "hostile: special-cases the CPU and returns a disabled context elsewhere",
            autocast_for('return torch.autocast(device.type, enabled=device.type == "cpu")'), "incorrect"),
     Answer("ex1", "hostile: raises", autocast_for('raise RuntimeError("nope")'), "incorrect"),
-    Answer("ex1", "hostile: loops forever", autocast_for("while True:\n        pass"), "incorrect"),
+    Answer("ex1", "hostile: loops forever", autocast_for("while True:\n        pass"), "incorrect", loops=True),
     Answer("ex1", "hostile: returns a string", autocast_for('return "cuda"'), "incorrect"),
     # --- exercise 2: prepare ------------------------------------------------------------------------------
     Answer("ex2", "wrong: casts the images to half by hand",
@@ -141,6 +141,6 @@ ANSWERS = [
            amp_step(SCALE, UNSCALE, "nn.utils.clip_grad_norm_(list(model.parameters()), max_norm=max_norm)",
                     STEP, UPDATE, ZERO, "return loss.detach()"), "correct"),
     Answer("ex3", "hostile: raises", amp_step("raise RuntimeError('nope')"), "incorrect"),
-    Answer("ex3", "hostile: loops forever", amp_step("while True:\n        pass"), "incorrect"),
+    Answer("ex3", "hostile: loops forever", amp_step("while True:\n        pass"), "incorrect", loops=True),
     Answer("ex3", "hostile: does nothing", amp_step("pass"), "incorrect"),
 ]

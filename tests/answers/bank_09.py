@@ -139,7 +139,8 @@ class FixedEmbed(nn.Module):
     Answer("ex1", "right: a non-persistent buffer sliced with narrow",
            embed(forward="return self.tok(ids) + self.pos.narrow(0, 0, ids.size(1))"), "correct"),
     Answer("ex1", "hostile: __init__ raises", embed("raise RuntimeError('nope')"), "incorrect"),
-    Answer("ex1", "hostile: forward loops forever", embed(forward="while True:\n            pass"), "incorrect"),
+    Answer("ex1", "hostile: forward loops forever", embed(forward="while True:\n            pass"), "incorrect",
+           loops=True),
     Answer("ex1", "hostile: not a class", "FixedEmbed = 'register_buffer'\n", "incorrect"),
     # --- exercise 2: FixedAttention ---------------------------------------------------------------------
     Answer("ex2", "wrong: the mask without a device (the bug itself)",
@@ -190,7 +191,8 @@ class FixedAttention(nn.Module):
                      layers=LAYERS + "\n        self.mask = torch.ones(64, 64, dtype=torch.bool).triu(1)"),
            "incorrect"),
     Answer("ex2", "hostile: forward returns None", attention(out="return None"), "incorrect"),
-    Answer("ex2", "hostile: __init__ loops forever", attention(layers="while True:\n            pass"), "incorrect"),
+    Answer("ex2", "hostile: __init__ loops forever", attention(layers="while True:\n            pass"), "incorrect",
+           loops=True),
     # --- exercise 3: resume -----------------------------------------------------------------------------
     Answer("ex3", "wrong: the colleague's order (state loaded before the move)", resume('''\
     checkpoint = torch.load(path, map_location="cpu", weights_only=True)
@@ -241,6 +243,6 @@ class FixedAttention(nn.Module):
         RIGHT_ORDER.replace("torch.optim.Adam(model.parameters(), lr=3e-3)", "torch.optim.Adam(model.parameters())")),
         "correct"),
     Answer("ex3", "hostile: raises", resume("    raise RuntimeError('nope')"), "incorrect"),
-    Answer("ex3", "hostile: loops forever", resume("    while True:\n        pass"), "incorrect"),
+    Answer("ex3", "hostile: loops forever", resume("    while True:\n        pass"), "incorrect", loops=True),
     Answer("ex3", "hostile: returns junk", resume("    return 'model', 'optimizer'"), "incorrect"),
 ]

@@ -22,12 +22,25 @@ import sys
 import time
 
 
+def warm() -> None:
+    """Pay, once in the kernel, for what every fork would otherwise import again on its own: the first optimizer
+    (about a second of torch._dynamo, sympy, ... imports). The random state is left as it was."""
+    import torch
+
+    with torch.random.fork_rng(devices=[]):
+        layer = torch.nn.Linear(1, 1)
+        optimizer = torch.optim.Adam(layer.parameters())
+        layer(torch.zeros(1, 1)).sum().backward()
+        optimizer.step()
+
+
 def _error_text(error: BaseException) -> str:
     return f"{type(error).__name__}: {error}"
 
 
-def _verdict(shell, exercise: str) -> dict[str, str]:
-    """The verdict of `exercise`, asked the way the notebook asks it: by calling its `check()`."""
+def _verdict(shell, exercise: str, seconds: float | None = None) -> dict[str, str]:
+    """The verdict of `exercise`, asked the way the notebook asks it: by calling its `check()` (with the check's
+    time limit cut to `seconds` when given: this process is a throwaway fork)."""
     namespace = shell.user_ns
     if exercise not in namespace:
         return {"status": "raised", "key": "", "message": f"NameError: name {exercise!r} is not defined"}
@@ -35,6 +48,8 @@ def _verdict(shell, exercise: str) -> dict[str, str]:
     exercise_object = namespace[exercise]
     kind = type(exercise_object)
     original = kind.evaluate
+    if seconds is not None:
+        exercise_object.seconds = seconds
 
     def spy(self, *args, **kwargs):
         verdict = original(self, *args, **kwargs)
@@ -55,7 +70,7 @@ def _verdict(shell, exercise: str) -> dict[str, str]:
     return {"status": verdict.status, "key": verdict.key, "message": verdict.message()}
 
 
-def _child(shell, cells: list[tuple[int, str]], exercises: list[str], write_end: int) -> None:
+def _child(shell, cells: list[tuple[int, str]], exercises: list[str], write_end: int, seconds: float | None) -> None:
     report: dict[str, object] = {"errors": [], "verdicts": {}}
     try:
         os.setpgid(0, 0)  # its own process group: a timeout ends whatever it started as well
@@ -70,7 +85,7 @@ def _child(shell, cells: list[tuple[int, str]], exercises: list[str], write_end:
             error = result.error_before_exec or result.error_in_exec
             if error is not None:
                 report["errors"].append(f"code cell {number}: {_error_text(error)}")
-        report["verdicts"] = {name: _verdict(shell, name) for name in exercises}
+        report["verdicts"] = {name: _verdict(shell, name, seconds) for name in exercises}
     except BaseException as error:  # noqa: BLE001 - anything at all must reach the parent as a report
         report["errors"].append(f"harness: {_error_text(error)}")
     finally:
@@ -83,8 +98,10 @@ def _child(shell, cells: list[tuple[int, str]], exercises: list[str], write_end:
             os._exit(0)
 
 
-def run_in_fork(cells: list[tuple[int, str]], exercises: list[str], timeout: float = 600) -> None:
-    """Run `cells` (number, code) in a fork of this kernel, then ask each of `exercises`; print the report."""
+def run_in_fork(cells: list[tuple[int, str]], exercises: list[str], timeout: float = 600,
+                seconds: float | None = None) -> None:
+    """Run `cells` (number, code) in a fork of this kernel, then ask each of `exercises` (with their checks' time
+    limit cut to `seconds` when given); print the report."""
     from IPython import get_ipython
 
     shell = get_ipython()
@@ -94,7 +111,7 @@ def run_in_fork(cells: list[tuple[int, str]], exercises: list[str], timeout: flo
     pid = os.fork()
     if pid == 0:  # pragma: no cover - the child ends in os._exit
         os.close(read_end)
-        _child(shell, cells, exercises, write_end)
+        _child(shell, cells, exercises, write_end, seconds)
     os.close(write_end)
     chunks: list[bytes] = []
     deadline = time.monotonic() + timeout

@@ -38,6 +38,10 @@ class Answer:
     code: str
     expect: str  # "correct" or "incorrect"
     fresh: bool = False  # it damages the notebook's state (every answer is judged in a fork: kept for the record)
+    # It never returns: judged with the check's time limit cut to LOOP_SECONDS (in its fork only), it must get the
+    # "too slow" verdict. The limit's own length is not what such an answer tests, and a loop that burns the
+    # check's whole 10-30 s would cost the suite minutes of CPU.
+    loops: bool = False
 
     def __post_init__(self) -> None:
         if self.expect not in (CORRECT, INCORRECT):
@@ -134,11 +138,13 @@ def student_cells(lab: str, lang: str = "en") -> list[str]:
 
 
 FORK_MARK = "DEVICELAB-FORK "
+LOOP_SECONDS = 2.0  # the check's time limit for an answer that loops (see Answer.loops)
 
 
-def _fork(kernel: Kernel, cells: list[tuple[int, str]], exercises: list[str]) -> dict:
-    """Run `cells` and ask `exercises` in a throwaway fork of `kernel` (see forked.py); the fork's report."""
-    call = f"__import__({_FORKED_MODULE!r}).run_in_fork({cells!r}, {exercises!r})\n"
+def _fork(kernel: Kernel, cells: list[tuple[int, str]], exercises: list[str], seconds: float | None = None) -> dict:
+    """Run `cells` and ask `exercises` in a throwaway fork of `kernel` (see forked.py); the fork's report.
+    `seconds`: the checks' time limit in the fork, if not their own."""
+    call = f"__import__({_FORKED_MODULE!r}).run_in_fork({cells!r}, {exercises!r}, seconds={seconds!r})\n"
     printed, error = kernel.run(call, timeout=900)
     lines = [line for line in printed.splitlines() if line.startswith(FORK_MARK)]
     if error is not None or not lines:
@@ -155,6 +161,7 @@ def _load_forked(kernel: Kernel) -> None:
         "import importlib.util as _u, sys as _s\n"
         f"_spec = _u.spec_from_file_location({_FORKED_MODULE!r}, {str(Path(__file__).with_name('forked.py'))!r})\n"
         "_m = _u.module_from_spec(_spec); _spec.loader.exec_module(_m); _s.modules[_spec.name] = _m\n"
+        "_m.warm()\n"
         "del _u, _s, _spec, _m\n"
     )
     _, error = kernel.run(code)
@@ -212,7 +219,7 @@ def judge(lab: str, answers: list[Answer], lang: str = "en", proofs: bool = True
                     continue
                 at = where[answer.exercise]
                 trial = [(at, blanks[at]), (at, answer.code)]
-                report = _fork(kernel, trial, [answer.exercise])
+                report = _fork(kernel, trial, [answer.exercise], LOOP_SECONDS if answer.loops else None)
                 verdict = report["verdicts"].get(answer.exercise)
                 if verdict is None:
                     verdict = {"status": "raised", "key": "", "message": "; ".join(report["errors"])}

@@ -35,6 +35,10 @@ def test_every_answer_gets_the_verdict_it_deserves(module):
         if (v["status"] == CORRECT) != (a.expect == CORRECT)
     ]
     assert not wrong, "\n".join(wrong)
+    # an answer that never returns is stopped by the check's time limit (cut short for it: harness.LOOP_SECONDS)
+    unstopped = [f"{a.exercise} [{a.name}]: {v['key'] or v['message']}" for a, v in judged(module).verdicts
+                 if a.loops and v["key"] != "check.too_slow"]
+    assert not unstopped, "\n".join(unstopped)
 
 
 @pytest.mark.parametrize("module", BANKS)

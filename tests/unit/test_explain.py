@@ -16,6 +16,11 @@ INDEX_CPU_IDS = (
     "RuntimeError: Expected all tensors to be on the same device, but got index is on cpu, different from other "
     "tensors on cuda:0 (when checking argument in method wrapper_CUDA__index_select)"
 )
+# The same error with the frame of nn.Embedding above it: the traceback shows which index_select it was.
+IN_EMBEDDING = (
+    'Traceback (most recent call last):\n  File "/opt/conda/lib/python3.11/site-packages/torch/nn/modules/sparse.py",'
+    ' line 190, in forward\n    return F.embedding(\n' + INDEX_CPU_IDS
+)
 SHORT_FORM = "Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!"
 DTYPE = "RuntimeError: Input type (torch.cuda.HalfTensor) and weight type (torch.cuda.FloatTensor) should be the same"
 OOM = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB"
@@ -24,7 +29,7 @@ GENERATOR = "RuntimeError: Expected a 'cuda' device type for generator but found
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_a_confident_device_error_says_meaning_cause_fix_and_chapter(lang):
-    text = render(INDEX_CPU_IDS, lang)
+    text = render(IN_EMBEDDING, lang)
     assert text.startswith(LABELS["device"][lang])
     assert "wrapper_CUDA__index_select" in text and "index" in text and "cpu" in text and "cuda:0" in text
     assert CAUSES["ids_not_moved"][lang] in text  # the cause, with its fix

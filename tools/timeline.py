@@ -1,0 +1,66 @@
+"""Where the two workers of `make test` spend their time, and the costs the scheduler orders its work by.
+
+`make test` with DEVICELAB_TIMELINE=FILE writes one JSON line per phase of each test (root conftest.py).
+This reads such a file and prints each worker's busy and idle seconds, the wall time, and the costliest
+scheduling units (a notebook, an xdist group, or a single test). With --write it stores the unit costs in
+tests/durations.json, which the scheduler (root conftest.py) uses to hand out the costliest units first, so
+that no long unit starts last while the other worker waits.
+
+Usage: python tools/timeline.py FILE [--write] [--top N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from conftest import DURATIONS, scope_of  # noqa: E402 - the scheduler's own notion of a unit
+
+
+def read(path: Path) -> list[dict]:
+    """The phases recorded in a timeline file."""
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("timeline", type=Path)
+    parser.add_argument("--write", action="store_true", help=f"store the unit costs in {DURATIONS.name}")
+    parser.add_argument("--top", type=int, default=15)
+    args = parser.parse_args()
+    phases = read(args.timeline)
+    if not phases:
+        print("empty timeline", file=sys.stderr)
+        return 1
+    start, stop = min(p["start"] for p in phases), max(p["stop"] for p in phases)
+    busy: dict[str, float] = collections.defaultdict(float)
+    last: dict[str, float] = {}
+    units: dict[str, float] = collections.defaultdict(float)
+    for phase in phases:
+        seconds = phase["stop"] - phase["start"]
+        busy[phase["worker"]] += seconds
+        last[phase["worker"]] = max(last.get(phase["worker"], 0.0), phase["stop"])
+        units[scope_of(phase["id"])] += seconds
+    wall = stop - start
+    print(f"wall time of the tests: {wall:.0f} s; {len(units)} units")
+    for worker in sorted(busy):
+        print(f"  {worker}: busy {busy[worker]:.0f} s, done {last[worker] - start:.0f} s after the start, "
+              f"idle {wall - busy[worker]:.0f} s")
+    print(f"costliest {args.top} units:")
+    for scope, seconds in sorted(units.items(), key=lambda kv: -kv[1])[: args.top]:
+        print(f"  {seconds:7.1f} s  {scope}")
+    if args.write:
+        kept = {scope: round(seconds, 1) for scope, seconds in sorted(units.items()) if seconds >= 1.0}
+        DURATIONS.write_text(json.dumps(kept, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        print(f"wrote {len(kept)} unit costs (those of 1 s or more) to {DURATIONS.relative_to(ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

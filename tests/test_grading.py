@@ -412,7 +412,26 @@ COURSE_NOTEBOOKS = sorted((ROOT / "solutions").glob("*/*.ipynb")) + sorted((ROOT
 
 @pytest.mark.parametrize("path", COURSE_NOTEBOOKS, ids=lambda p: f"{p.parent.parent.name}/{p.parent.name}/{p.stem}")
 def test_the_static_scan_finds_nothing_in_the_course_notebooks(path):
-    assert grading.static_findings(nbformat.read(path, as_version=4)) == []
+    assert grading.static_findings(nbformat.read(path, as_version=4), path.stem) == []
+
+
+# Code that passes a check by telling the check's stand-in device apart from a real run (chapter 05, ex3).
+META_SPECIAL_CASE = """\
+def forward(self, x):
+    where = x.device if x.is_meta else "cpu"
+    if str(x.device) == "meta" or x.device.type == "meta":
+        pass
+    return self.head(torch.zeros(x.shape[0], 16, device=where))
+"""
+
+
+def test_the_static_scan_reports_code_that_tells_the_meta_stand_in_from_a_gpu():
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(META_SPECIAL_CASE)])
+    found = grading.static_findings(nb, "05-inside")
+    assert sum("tests for the meta device" in f for f in found) == 3, found  # .is_meta and two comparisons
+    assert grading.static_findings(nb, "07-checkpoints") == []  # meta tensors are chapter 07's subject
+    moving = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell('model.to("meta")\nx = y.to(device)')])
+    assert grading.static_findings(moving, "05-inside") == []  # moving to meta tests nothing
 
 
 def test_the_static_scan_reads_forging_code():

@@ -447,7 +447,7 @@ def grade(path: Path, timeout: int = 300, shown: str = "", files: dict[str, byte
     lab = next((m.group(1) for s in sources if (m := LAB_LINE.search(s))), "?")
     lang = next((m.group(1) for s in sources if (m := LANG_LINE.search(s))), "en")
     result.lab, result.lang = lab, lang if lang in WORDS else "en"
-    static = [f"code {e}" for e in static_findings(nb)]
+    static = [f"code {e}" for e in static_findings(nb, lab)]
     if lab not in MODULES:
         result.problem = "no known LAB line: is this a lab notebook?"
         result.tampered = static

@@ -5,7 +5,7 @@ It reads the code, it runs nothing: assignments, `setattr` or `del` on devicelab
 hooks; `gc` object walks; `ctypes`; `exec`, `eval`, `compile`, `__import__`; IPython event callbacks and
 `run_cell`; a rebound `exec`, `globals`, `get_ipython` (namespace hijacks); `__closure__`, `cell_contents`,
 frames and code objects; IPython startup folders, kernelspecs, site-packages and `.pth` files; the grade-line
-marker in a string. Obfuscated code can hide from it: the run-time fingerprints and the sandbox are the
+marker in a string; tests for the meta device (outside chapter 07). Obfuscated code can hide from it: the run-time fingerprints and the sandbox are the
 other layers.
 """
 
@@ -57,7 +57,8 @@ def python_of(cell_source: str) -> str:
 
 
 class _Scanner(ast.NodeVisitor):
-    def __init__(self) -> None:
+    def __init__(self, watch_meta: bool = True) -> None:
+        self.watch_meta = watch_meta
         self.aliases: dict[str, str] = {"__builtins__": "builtins"}
         for name in ("exec", "eval", "compile", "__import__", "setattr", "delattr"):
             self.aliases[name] = f"builtins.{name}"
@@ -156,7 +157,16 @@ class _Scanner(ast.NodeVisitor):
         if isinstance(node.value, str) and node.value in INTROSPECTION | SHELL_RUNNERS:
             self.found.append(f"a string naming {node.value}")
 
+    def visit_Compare(self, node: ast.Compare) -> None:
+        operands = [node.left, *node.comparators]
+        if self.watch_meta and any(isinstance(o, ast.Constant) and o.value == "meta" for o in operands):
+            self.found.append(f"tests for the meta device ({ast.unparse(node)[:80]}): the checks use it in place "
+                              "of a GPU")
+        self.generic_visit(node)
+
     def visit_Attribute(self, node: ast.Attribute) -> None:
+        if node.attr == "is_meta" and self.watch_meta:
+            self.found.append("tests for the meta device (.is_meta): the checks use it in place of a GPU")
         if node.attr in INTROSPECTION:
             self.found.append(f"reaches into functions or frames ({node.attr})")
         elif node.attr in SHELL_RUNNERS:
@@ -204,9 +214,13 @@ class _Scanner(ast.NodeVisitor):
         self.generic_visit(node)
 
 
-def static_findings(nb: nbformat.NotebookNode) -> list[str]:
-    """What the submission's code does to the objects the checks rely on (empty for honest notebooks)."""
-    scanner = _Scanner()
+def static_findings(nb: nbformat.NotebookNode, lab: str = "") -> list[str]:
+    """What the submission's code does to the objects the checks rely on (empty for honest notebooks).
+
+    Outside chapter 07 (where meta tensors are the subject), code that asks whether a tensor is on the meta
+    device is reported too: the checks run the learner's code on `meta` in place of a second device, so such a
+    test can only tell the checks apart from a real run."""
+    scanner = _Scanner(watch_meta=lab != "07-checkpoints")
     for cell in nb.cells:
         if cell.cell_type != "code":
             continue

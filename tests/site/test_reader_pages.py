@@ -193,8 +193,7 @@ def test_each_chapters_fix_is_whole_on_a_desktop(browser, base_url, lang, _):
     page = browser.new_page(viewport={"width": 1366, "height": 900})
     cut = []
     try:
-        # 04's fix is devicelab's own to_device, docstring included (test_claims_ch04_batches keeps them equal)
-        for chapter in (chapter for chapter in CHAPTERS if chapter != "04-batches"):
+        for chapter in CHAPTERS:
             page.goto(f"{base_url}/{FOLDERS[lang]}{chapter}/")
             code = page.locator(".md-content .language-python.highlight code").first
             if code.count():  # the fix: the page's first Python block, read without scrolling sideways

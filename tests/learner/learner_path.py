@@ -9,7 +9,6 @@ goes on; at the end it reads what the proof plotted.
 from __future__ import annotations
 
 import json
-import queue
 import re
 import sys
 from dataclasses import dataclass, field
@@ -18,7 +17,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "answers"))
 
-from harness import CORRECT, load_bank  # noqa: E402  (the answer banks, shared with tests/answers)
+import harness  # noqa: E402  (the answer banks and their kernel, shared with tests/answers)
+from harness import CORRECT, load_bank  # noqa: E402
 
 MARK = "DEVICELAB-LEARNER "
 
@@ -49,33 +49,8 @@ def answer_cells(solution: list[str], student: list[str]) -> dict[str, int]:
     return {name: max(i for i in range(at) if solution[i] != student[i]) for name, at in check_cells(solution).items()}
 
 
-class Kernel:
-    """A Python kernel started in a folder, which runs code and returns its printed text and its error."""
-
-    def __init__(self, cwd: Path) -> None:
-        from jupyter_client.manager import start_new_kernel
-
-        self.manager, self.client = start_new_kernel(kernel_name="python3", cwd=str(cwd))
-
-    def run(self, code: str, timeout: float = 300) -> tuple[str, str | None]:
-        printed: list[str] = []
-        error: list[str] = []
-
-        def hook(msg: dict) -> None:
-            kind, content = msg["msg_type"], msg["content"]
-            if kind == "stream":
-                printed.append(content["text"])
-            elif kind in ("execute_result", "display_data"):
-                printed.append(content.get("data", {}).get("text/plain", "") + "\n")
-            elif kind == "error":
-                error.append(f"{content['ename']}: {content['evalue']}")
-
-        try:
-            self.client.execute_interactive(code, output_hook=hook, timeout=timeout, allow_stdin=False)
-        except (TimeoutError, queue.Empty):
-            self.manager.interrupt_kernel()
-            error.append(f"TimeoutError: the cell ran longer than {timeout} s")
-        return "".join(printed), (error[0] if error else None)
+class Kernel(harness.Kernel):
+    """The answer harness's kernel, which can also ask a check for its verdict."""
 
     def verdict(self, exercise: str) -> dict[str, str]:
         """The check's verdict on the kernel's state: its status and the message `exN.check()` prints."""
@@ -86,10 +61,6 @@ class Kernel:
             return {"status": "raised", "message": error}
         line = next(line for line in printed.splitlines() if line.startswith(MARK))
         return json.loads(line[len(MARK):])
-
-    def close(self) -> None:
-        self.client.stop_channels()
-        self.manager.shutdown_kernel(now=True)
 
 
 BLANK = "____"

@@ -5,8 +5,8 @@ It reads the code, it runs nothing: assignments, `setattr` or `del` on devicelab
 hooks; `gc` object walks; `ctypes`; `exec`, `eval`, `compile`, `__import__`; IPython event callbacks and
 `run_cell`; a rebound `exec`, `globals`, `get_ipython` (namespace hijacks); `__closure__`, `cell_contents`,
 frames and code objects; IPython startup folders, kernelspecs, site-packages and `.pth` files; the grade-line
-marker in a string; tests for the meta device (outside chapter 07). Obfuscated code can hide from it: the run-time fingerprints and the sandbox are the
-other layers.
+marker in a string; tests for the meta device (outside chapter 07). Obfuscated code can hide from it: the
+run-time fingerprints and the sandbox are the other layers.
 """
 
 from __future__ import annotations

@@ -184,8 +184,8 @@ CODE_PROSE_ZH: dict[str, str] = {
         "n 段由填充 token 组成的文本，每段在随机位置有一个关键词；标签表示是哪个关键词。",
     "Copy 64 MB to the GPU from pageable and from pinned memory; time when the call returns and when it is done.":
         "分别从可分页内存和锁页内存向 GPU 复制 64 MB；记录调用返回的时刻和复制完成的时刻。",
-    "Move every tensor in a (nested) batch to `device`; containers keep their type.":
-        "把（嵌套的）批次里的每个张量移到 `device`；容器保持原来的类型。",
+    "Move each tensor of a nested batch to `device`; keep container types.":
+        "把嵌套批次里的每个张量移到 `device`；容器类型不变。",
     "Moves the tensors at the top of the batch, and nothing inside its containers.":
         "只移动批次最外层的张量，容器里面的一概不动。",
     "Synthetic samples shaped like real ones: a dict with a namedtuple of tensors, a label and a name.":

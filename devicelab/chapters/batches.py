@@ -332,7 +332,7 @@ EXERCISES = [ToDevice, LoaderWrapper, AsyncCopyQuestion]
 
 TO_DEVICE_SOLUTION = '''\
 def to_device(batch, device):
-    """Move every tensor in a (nested) batch to `device`; containers keep their type."""
+    """Move each tensor of a nested batch to `device`; keep container types."""
     if isinstance(batch, torch.Tensor):
         return batch.to(device, non_blocking=True)
     if isinstance(batch, dict):

@@ -16,6 +16,7 @@ instead (tests/site/conftest.py).
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -33,6 +34,22 @@ def scope_of(nodeid: str) -> str:
     if "@" in nodeid:
         return nodeid.rsplit("@", 1)[-1]
     return nodeid
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """In each test process, import the parts of torch that torch imports lazily on first use: the first failing
+    `torch._check` imports torch.fx's symbolic shapes (and sympy), the first optimizer imports torch._dynamo, about
+    a second together. The checks' unit tests run learners' code under time limits of a second; a limit that fires
+    in the middle of such an import leaves a half-imported sympy behind ("module 'sympy' has no attribute
+    'logic'"), and every later test of that process fails. Which test pays for the import would depend on the
+    order the scheduler happens to choose."""
+    if not os.environ.get("PYTEST_XDIST_WORKER") and config.getoption("numprocesses", default=None):
+        return  # the controller of a parallel run runs no test
+    try:
+        import torch._dynamo  # noqa: F401
+        import torch.fx.experimental.symbolic_shapes  # noqa: F401
+    except Exception:  # noqa: BLE001, S110 - without torch there is nothing to load early
+        pass
 
 
 def _module_scoped_fixtures(item: pytest.Item) -> list[str]:

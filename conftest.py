@@ -109,10 +109,7 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log):  # noqa: ANN001 - x
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     """With DEVICELAB_TIMELINE=file, write each phase of each test (worker, start, stop) as a JSON line: the
-    data behind `tools/benchmark.py --timeline`, which shows where the two workers wait."""
-    import json
-    import os
-
+    data `tools/timeline.py` reads to show where the two workers wait and to refresh tests/durations.json."""
     path = os.environ.get("DEVICELAB_TIMELINE")
     if not path or os.environ.get("PYTEST_XDIST_WORKER"):  # written once, by the controller
         return

@@ -507,25 +507,41 @@ def test_the_journal_names_the_exercise_whose_judging_killed_the_kernel_when_std
     # A kernel killed while an exercise is judged may die before its last stdout message leaves it. The grader
     # must still know which exercise was being judged (else the exercise stays "not graded" and nothing reruns).
     nonce, setup_nonce = "n" * 32, "s" * 32
+    first, second = EXERCISES[0], EXERCISES[1]
+    verdict = {"name": first, "status": "correct", "key": "", "params": {}}
 
-    def cell(nonce_: str, *lines: tuple[str, object]) -> nbformat.NotebookNode:
-        text_ = "".join(f"{grading.MARKER}-{nonce_} {kind} {json.dumps(data)}\n" for kind, data in lines)
+    def text_of(nonce_: str, *lines: tuple[str, object]) -> str:
+        return "".join(f"{grading.MARKER}-{nonce_} {kind} {json.dumps(data)}\n" for kind, data in lines)
+
+    def cell(text_: str) -> nbformat.NotebookNode:
         return nbformat.v4.new_code_cell(outputs=[nbformat.v4.new_output("stream", name="stdout", text=text_)])
 
-    setup = cell(setup_nonce, ("fingerprint", {}))
-    judged = cell(nonce, ("fingerprint", {}), ("tamper", []))  # the kernel died before "start ex1" arrived
-    verdict = {"name": EXERCISES[0], "status": "correct", "key": "", "params": {}}
-    journal = tmp_path / "journal"
-    journal.write_text(cell(nonce, ("start", EXERCISES[0]), ("verdict", verdict), ("start", EXERCISES[1]))
-                       .outputs[0].text, encoding="utf-8")
-    run = grading._Run(died=True)
-    grading._read_run(run, setup, judged, setup_nonce, nonce, True, journal)
-    assert run.started == EXERCISES[1] and run.records[EXERCISES[0]]["status"] == "correct"
-    without = grading._Run(died=True)
-    grading._read_run(without, setup, judged, setup_nonce, nonce, True, tmp_path / "missing")
-    assert without.started is None and not without.records
-    forged = tmp_path / "forged"  # lines without this run's nonce are not read
-    forged.write_text(journal.read_text(encoding="utf-8").replace(nonce, "f" * 32), encoding="utf-8")
-    alive = grading._Run(died=True)
-    grading._read_run(alive, setup, judged, setup_nonce, nonce, True, forged)
-    assert alive.started is None
+    def read(stdout: str, journal_text: str | None) -> grading._Run:
+        journal = tmp_path / "journal"
+        journal.unlink(missing_ok=True)
+        if journal_text is not None:
+            journal.write_text(journal_text, encoding="utf-8")
+        run = grading._Run(died=True)
+        grading._read_run(run, cell(text_of(setup_nonce, ("fingerprint", {}))), cell(stdout), setup_nonce, nonce,
+                          True, journal)
+        return run
+
+    # stdout got ex1's verdict but not "start ex2": the journal names ex2
+    run = read(text_of(nonce, ("fingerprint", {}), ("start", first), ("verdict", verdict)),
+               text_of(nonce, ("start", first), ("start", second)))
+    assert run.started == second and run.records[first]["status"] == "correct"
+    # stdout lost ex1's verdict as well: ex2 is named, ex1 stays ungraded (judged again), never taken from the journal
+    run = read(text_of(nonce, ("fingerprint", {})), text_of(nonce, ("start", first), ("verdict", verdict),
+                                                             ("start", second)))
+    assert run.started == second and first not in run.records
+    assert read(text_of(nonce, ("fingerprint", {})), None).started is None  # no journal: nothing to go on
+    # lines without this run's nonce are not read
+    assert read(text_of(nonce, ("fingerprint", {})), text_of("f" * 32, ("start", second))).started is None
+    # stdout shows "start ex1" but not its verdict nor "start ex2": the journal, written first, knows better
+    run = read(text_of(nonce, ("fingerprint", {}), ("start", first)),
+               text_of(nonce, ("start", first), ("start", second)))
+    assert run.started == second and first not in run.records
+    # the last exercise started has its verdict on stdout: the kernel died after judging it, not while
+    run = read(text_of(nonce, ("fingerprint", {}), ("start", first), ("verdict", verdict)),
+               text_of(nonce, ("start", first)))
+    assert run.started is None

@@ -333,11 +333,6 @@ def _read_run(run: _Run, setup: nbformat.NotebookNode, grading: nbformat.Noteboo
         run.setup_error = _cell_error(setup) or "the grader's first cell printed nothing"
         return
     lines, forged = _lines(grading, nonce)
-    if run.died and judged and journal is not None and journal.is_file():
-        # The kernel died while judging: its last stdout lines may never have arrived; the journal has them all.
-        kept = _parse_lines(journal.read_text(encoding="utf-8", errors="replace"), nonce)[0]
-        if len(kept) > sum(kind in ("start", "verdict") for kind, _ in lines):
-            lines = [(kind, data) for kind, data in lines if kind not in ("start", "verdict")] + kept
     if forged:
         run.tampered.append(f"{forged} grade line(s) without the grader's nonce were printed while judging")
     fingerprints = 0
@@ -359,6 +354,15 @@ def _read_run(run: _Run, setup: nbformat.NotebookNode, grading: nbformat.Noteboo
             run.setup_error = str(data)
         elif kind == "done":
             run.done = True
+    if run.died and judged and journal is not None and journal.is_file():
+        # The kernel died while judging, maybe before its last stdout lines left it: the journal (written before
+        # stdout, line by line) names the exercise it had started last. Without a verdict on stdout, that exercise
+        # is the one that stopped the kernel (an earlier one whose verdict was lost stays "not graded" and is judged
+        # again on the next run).
+        started = [data for kind, data in _parse_lines(journal.read_text(encoding="utf-8", errors="replace"),
+                                                       nonce)[0] if kind == "start"]
+        if started and started[-1] not in run.records:
+            run.started = str(started[-1])
     if judged and not run.done and not run.died and run.started is None and not run.setup_error:
         error = _cell_error(grading)
         run.tampered.append("the grader's judging cell did not run to the end" + (f" ({error})" if error else ""))

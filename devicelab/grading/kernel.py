@@ -325,13 +325,14 @@ def _emitter(marker: str, nonce: str, journal: str = ""):  # noqa: ANN202
     out = sys.stdout
     write, flush, dumps = out.write, out.flush, json.dumps
     # A kernel killed while an exercise is judged may take its last stdout messages with it; the journal (a file
-    # in the world, written unbuffered) still tells the grader which exercise was being judged.
+    # in the world, written unbuffered) still tells the grader which exercise was being judged. Only "start" lines
+    # go there: verdicts are read from stdout alone.
     fd = os.open(journal, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600) if journal else None
     os_write = os.write
 
     def emit(kind: str, data: object) -> None:
         line = f"{marker}-{nonce} {kind} {dumps(data)}\n"
-        if fd is not None and kind in ("start", "verdict"):
+        if fd is not None and kind == "start":
             os_write(fd, line.encode())
         write(line)
         flush()

@@ -106,7 +106,21 @@ def launch(
 
     Prints each line as the job prints it (when `echo`), then one line saying how the job ended. Never
     raises because the job failed: look at `run.ok`, `run.returncode`, `run.timed_out`, `run.output`.
+    A job in which a rank was aborted (SIGABRT) without any Python error is run once more, saying so: on a
+    busy machine gloo has been seen to abort a rank of a job that did nothing wrong.
     """
+    run = _launch_once(script, nproc, args, timeout, echo, env)
+    if not run.ok and not run.timed_out and not run.failures() and "SIGABRT" in run.output:
+        if echo:
+            print(text("ddp.aborted_again"))
+        again = _launch_once(script, nproc, args, timeout, echo, env)
+        again.output = run.output + "\n" + again.output
+        return again
+    return run
+
+
+def _launch_once(script: str | Path, nproc: int, args: Sequence[str], timeout: float, echo: bool,
+                 env: dict[str, str] | None) -> DDPRun:
     command = torchrun_command(script, nproc, args)
     environment = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONUNBUFFERED": "1", **(env or {})}
     started = time.monotonic()
@@ -182,6 +196,12 @@ add(
         "ddp.finished": {
             "en": "torchrun: all {nproc} processes finished cleanly in {seconds} s.",
             "zh": "torchrun：全部 {nproc} 个进程正常结束，用时 {seconds} 秒。",
+        },
+        "ddp.aborted_again": {
+            "en": "torchrun: a rank was aborted (SIGABRT) without a Python error, which gloo has been seen to do on a "
+            "busy machine to a job that did nothing wrong; running the job once more.",
+            "zh": "torchrun：有一个 rank 在没有任何 Python 错误的情况下被中止（SIGABRT）；"
+            "在繁忙的机器上，gloo 曾对没有任何问题的作业这样做过。现在把作业再运行一次。",
         },
         "ddp.failed": {
             "en": "torchrun: the job failed (exit status {code}); the lines above say which rank failed and why. "

@@ -18,6 +18,7 @@ import argparse
 import importlib.util
 import os
 import sys
+import time
 
 import torch
 import torch.distributed as dist
@@ -108,6 +109,12 @@ def main() -> None:
     dist.all_gather(gathered, flat)
     same = all(torch.equal(gathered[0], other) for other in gathered)
     say(f"rank {rank} | device {device} | same_weights_on_every_rank {same}")
+    # Leave together: a rank that closed its connections while another still read its last message would make
+    # gloo abort that one. The count is kept by torchrun's store, outside the connections being closed.
+    store = dist.TCPStore(os.environ["MASTER_ADDR"], int(os.environ["MASTER_PORT"]), is_master=False)
+    store.add("devicelab/finished", 1)
+    while store.add("devicelab/finished", 0) < world:
+        time.sleep(0.01)
     dist.destroy_process_group()
 
 

@@ -102,3 +102,19 @@ def test_records_and_failures_read_the_lines_of_each_rank():
     assert run.records(0)[0] == {"device": "cpu", "epoch": "1", "loss": "0.5"}
     assert run.failures() == {0: "ValueError: bad ids"}
     assert not run.ok
+
+
+def test_a_job_whose_rank_gloo_aborted_without_a_python_error_runs_once_more(tmp_path, capsys):
+    marker = tmp_path / "aborted-once"
+    script = tmp_path / "abort_once.py"
+    script.write_text(
+        "import os, pathlib\n"
+        f"marker = pathlib.Path({str(marker)!r})\n"
+        "print(f\"rank {os.environ['RANK']} | attempt {2 if marker.exists() else 1}\", flush=True)\n"
+        "if os.environ['RANK'] == '1' and not marker.exists():\n"
+        "    marker.touch()\n"
+        "    os.abort()\n", encoding="utf-8")
+    run = ddp.launch(script, nproc=2, timeout=60)
+    out = capsys.readouterr().out
+    assert run.ok and "running the job once more" in out and "SIGABRT" in run.output
+    assert run.ranks[1][-1] == "attempt 2"

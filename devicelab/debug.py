@@ -268,7 +268,7 @@ messages.add(
         "debug.column.kind": {"en": "kind", "zh": "类别"},
         "debug.column.device": {"en": "device", "zh": "设备"},
         "debug.column.shape": {"en": "shape", "zh": "形状"},
-        "debug.column.dtype": {"en": "dtype", "zh": "数据类型"},
+        "debug.column.dtype": {"en": "dtype", "zh": "dtype"},
         "debug.kind.parameter": {"en": "parameter", "zh": "参数"},
         "debug.kind.buffer": {"en": "buffer", "zh": "缓冲区"},
         "debug.kind.attribute": {"en": "attribute", "zh": "普通属性"},

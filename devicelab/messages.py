@@ -189,7 +189,7 @@ CODE_PROSE_ZH: dict[str, str] = {
     "Moves the tensors at the top of the batch, and nothing inside its containers.":
         "只移动批次最外层的张量，容器里面的一概不动。",
     "Synthetic samples shaped like real ones: a dict with a namedtuple of tensors, a label and a name.":
-        "结构和真实数据一样的合成样本：一个 dict，里面有由张量组成的 namedtuple、一个标签和一个名字。",
+        "结构和真实数据一样的合成样本：一个字典，里面有由张量组成的命名元组、一个标签和一个名字。",
     "The blog post's helper, as published.":
         "博客里的辅助函数，原样照录。",
     "Wrap a DataLoader: every batch comes out already on `device`.":
@@ -239,7 +239,7 @@ CODE_PROSE_ZH: dict[str, str] = {
     "Move the model to this rank's device, then wrap it; device_ids only for a model on one GPU.":
         "把模型移到这个 rank 的设备上，再包装它；只有模型在单块 GPU 上时才传 device_ids。",
     "# a namedtuple":
-        "# 是 namedtuple",
+        "# 命名元组",
     "# numbers, strings, None: nothing to move":
         "# 数字、字符串、None：没有什么可移动的",
     "# built once, here: moved by .to(), trained":

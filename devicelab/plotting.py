@@ -9,7 +9,7 @@ from .messages import get_language
 
 _LABELS = {
     "en": {"loss": "loss", "accuracy": "accuracy", "epoch": "epoch", "step": "step", "title": "Proof: training"},
-    "zh": {"loss": "损失", "accuracy": "准确率", "epoch": "轮次", "step": "步", "title": "验证：训练过程"},
+    "zh": {"loss": "损失", "accuracy": "准确率", "epoch": "轮次", "step": "步", "title": "效果检验：训练过程"},
 }
 
 

@@ -97,6 +97,13 @@ def test_comparing_without_comments_still_sees_every_code_difference():
         assert code_without_comments(base) != code_without_comments(changed), changed
     # A '#' inside a string is code, not a comment.
     assert code_without_comments('s = "a # b"') != code_without_comments('s = "a "')
+    # What print() shows is translated; what it is given to compute is code.
+    assert code_without_comments('print(f"epoch {e}: loss {x:.3f}", x)') == code_without_comments('print(f"第 {e} 轮：损失 {x:.3f}", x)')
+    for base, changed in (('print("a", x)', 'print("a", y)'), ('print(f("a"))', 'print(f("b"))'),
+                          ('print(d["a"])', 'print(d["b"])'), ('log.print("a")', 'log.print("b")'),
+                          ('print("a")\ny = "b"', 'print("a")\ny = "c"'),
+                          ('print(f"loss {x:.3f}")', 'print(f"损失 {y:.3f}")')):
+        assert code_without_comments(base) != code_without_comments(changed), changed
 
 
 def test_a_chinese_code_twin_must_hold_the_same_code(tmp_path):

@@ -9,13 +9,17 @@ From it this script writes four notebooks:
 Source syntax: a line `%% md en`, `%% md zh`, `%% code`, `%% code zh` or `%% setup` starts a cell. Every
 English markdown cell is followed by its Chinese twin, so both languages have the same cells in the same
 order, and code is written once. A `%% code` cell may be followed by a `%% code zh` twin: the same code
-with its comments, docstrings and assert messages in Chinese, used in the Chinese notebooks; the generator
+with its comments, docstrings, assert messages and the strings it hands to print() in Chinese, used in the
+Chinese notebooks; the generator
 refuses a twin whose code (that prose aside, compared token by token) differs from the English cell.
 In code, a region between `### BEGIN SOLUTION` and `### END SOLUTION` is the answer; its lines starting
 with `#> ` are what the student gets instead. `%% setup` is replaced by the setup cell below, the same in every lab.
 
+Shared facts (docs/facts.yml, written once for a page and its lab) are first written into the sources by
+tools/facts.py; their markers are dropped from the notebooks.
+
 Regenerate:  python tools/build_notebooks.py  (one lab: --lab 01-devices)
-Check freshness:  python tools/build_notebooks.py --check
+Check freshness:  python tools/build_notebooks.py --check  (the sources' facts included)
 """
 
 from __future__ import annotations
@@ -28,6 +32,9 @@ import re
 import sys
 import tokenize
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import facts  # noqa: E402  (tools/facts.py)
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = ROOT / "solutions" / "source"
@@ -110,7 +117,7 @@ def code_without_comments(code: str) -> list[str]:
         # Not plain Python (a shell line, a magic): compare lines with `#` comments cut off.
         return [line.split("#", 1)[0].rstrip() for line in code.splitlines() if line.split("#", 1)[0].strip()]
     skip = {tokenize.COMMENT, tokenize.NL, tokenize.INDENT, tokenize.DEDENT, tokenize.ENDMARKER}
-    kept = [(tok.type, tok.string) for tok in tokens if tok.type not in skip]
+    kept = _printed_as_placeholders(_fstrings_joined([(tok.type, tok.string) for tok in tokens if tok.type not in skip]))
     # A comment-only line leaves a NEWLINE behind in some contexts: collapse repeated NEWLINEs.
     out: list[str] = []
     for kind, text in kept:
@@ -118,6 +125,56 @@ def code_without_comments(code: str) -> list[str]:
             continue
         out.append("\n" if kind == tokenize.NEWLINE else text)
     return _prose_as_placeholders(out, {text for kind, text in kept if kind == tokenize.STRING})
+
+
+def _fstrings_joined(tokens: list[tuple[int, str]]) -> list[tuple[int, str]]:
+    """Python 3.12+ splits an f-string into FSTRING_START ... FSTRING_END tokens: make it one STRING again."""
+    start, end = getattr(tokenize, "FSTRING_START", None), getattr(tokenize, "FSTRING_END", None)
+    if start is None:
+        return tokens
+    out: list[tuple[int, str]] = []
+    depth, parts = 0, []
+    for kind, text in tokens:
+        if kind == start:
+            depth += 1
+        if depth:
+            parts.append(text)
+            if kind == end:
+                depth -= 1
+                if not depth:
+                    out.append((tokenize.STRING, "".join(parts)))
+                    parts = []
+        else:
+            out.append((kind, text))
+    return out
+
+
+def _printed_as_placeholders(tokens: list[tuple[int, str]]) -> list[tuple[int, str]]:
+    """A string handed straight to print() is text for the reader, translated like a comment: compare it as a
+    placeholder. Only print's own arguments: a string inside a call or an index within them (`print(f("a"))`,
+    `print(d["key"])`) is code."""
+    out: list[tuple[int, str]] = []
+    depth = 0  # bracket depth inside a print(...) call; 0 outside one
+    for i, (kind, text) in enumerate(tokens):
+        if depth == 0:
+            if (kind == tokenize.NAME and text == "print" and i + 1 < len(tokens) and tokens[i + 1][1] == "("
+                    and not (out and out[-1][1] == ".")):
+                depth = -1  # the next token opens the call
+        elif kind == tokenize.OP and text in ("(", "[", "{"):
+            depth = 1 if depth == -1 else depth + 1
+        elif kind == tokenize.OP and text in (")", "]", "}"):
+            depth -= 1
+        elif depth == 1 and kind == tokenize.STRING:
+            text = _printed(text)
+        out.append((kind, text))
+    return out
+
+
+def _printed(string: str) -> str:
+    """The placeholder of a printed string: its words may be translated, the values an f-string shows may not."""
+    prefix = re.match(r"[A-Za-z]*", string).group(0).lower()
+    shown = sorted(re.findall(r"(?<!\{)\{([^{}]*)\}", string)) if "f" in prefix else []
+    return "<printed" + "".join(" {" + value + "}" for value in shown) + ">"
 
 
 def _prose_as_placeholders(tokens: list[str], strings: set[str]) -> list[str]:
@@ -281,7 +338,7 @@ def build(source: Path) -> dict[Path, str]:
             for index, (kind, body) in enumerate(parsed):
                 if kind.startswith("md"):
                     if kind == f"md {lang}":
-                        cells.append(markdown_cell(titled(body, version), index))
+                        cells.append(markdown_cell(titled(facts.strip_markers(body), version), index))
                     continue
                 if kind == "code zh":
                     continue  # used in place of the English cell before it
@@ -310,6 +367,17 @@ def main() -> int:
     parser.add_argument("--check", action="store_true", help="fail if a generated notebook is stale")
     parser.add_argument("--lab", help="only this lab (e.g. 01-devices): write its four notebooks, nothing else")
     args = parser.parse_args()
+    shared = facts.load()["facts"]
+    stale_facts = [path for path, in_lab in facts.places() if facts.filled(path, in_lab, shared) !=
+                   path.read_text(encoding="utf-8")]
+    if args.check and stale_facts:
+        for path in stale_facts:
+            print(f"stale facts: {path.relative_to(ROOT)}")
+        print("run: python tools/build_notebooks.py (it runs tools/facts.py first)")
+        return 1
+    for path in stale_facts:  # write the facts into the sources (and pages) before the notebooks are built
+        path.write_text(facts.filled(path, path.is_relative_to(SOURCES), shared), encoding="utf-8")
+        print(f"facts written into {path.relative_to(ROOT)}")
     if args.lab and not args.check:
         for path, text in build(SOURCES / f"{args.lab}.md").items():
             path.parent.mkdir(parents=True, exist_ok=True)

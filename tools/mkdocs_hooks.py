@@ -21,6 +21,7 @@ from mkdocs.structure.files import File
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the course's helper, without installing it
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # tools/execute_solutions.py
 import execute_solutions  # noqa: E402
+import facts  # noqa: E402  (tools/facts.py: the shared facts' markers)
 import gpu_stamps  # noqa: E402
 
 from devicelab import captures  # noqa: E402
@@ -417,7 +418,8 @@ _CHAPTER_PAGE = re.compile(r"^(\d\d)-[^/]*\.md$")
 
 
 def on_page_markdown(markdown: str, page, config, files) -> str:
-    """Replace the claims-table marker of a chapter page with the table generated from its claims tests."""
+    """Drop the shared facts' markers (tools/facts.py); replace the claims-table marker with its generated table."""
+    markdown = facts.strip_markers(markdown)
     if CLAIMS_MARKER not in markdown:
         return markdown
     parts = PurePosixPath(page.file.src_uri).parts

@@ -526,17 +526,17 @@ messages.add(
         "ch08.ex3.clip_before_unscale": {
             "en": "the gradients were clipped while still multiplied by the scale, so the step came out about "
             "scale times too small. Unscale them first.",
-            "zh": "梯度在仍然乘着缩放因子的时候就被裁剪了，所以这一步小了大约“缩放因子”倍。请先把梯度还原（unscale）。",
+            "zh": "梯度在仍然乘着缩放因子的时候就被裁剪了，所以这一步只有应有大小的约 1/缩放因子。请先把梯度还原（unscale）。",
         },
         "ch08.ex3.scaled_step": {
             "en": "the optimizer stepped with the scaled gradients — scale times too large. Let the scaler do the "
             "step, and unscale before clipping.",
-            "zh": "优化器用缩放后的梯度做了更新，大了“缩放因子”倍。请让 scaler 来执行这一步，并在裁剪之前先还原梯度。",
+            "zh": "优化器用缩放后的梯度做了更新，大了“缩放因子”倍。请让梯度缩放器（`scaler.step`）来执行这一步，并在裁剪之前先还原梯度。",
         },
         "ch08.ex3.not_scaled": {
             "en": "the loss was not scaled before backward, yet the gradients were divided by the scale: the step "
             "came out scale times too small.",
-            "zh": "backward 之前没有缩放损失，梯度却被除以了缩放因子：这一步小了“缩放因子”倍。",
+            "zh": "backward 之前没有缩放损失，梯度却被除以了缩放因子：这一步只有应有大小的 1/缩放因子。",
         },
         "ch08.ex3.accumulates": {
             "en": "the second step used the first step's gradient too: the gradients are never cleared.",
@@ -548,12 +548,12 @@ messages.add(
         },
         "ch08.ex3.no_update": {
             "en": "the scale is {got} after the step, {want} was expected: the scaler never adjusted it.",
-            "zh": "这一步之后缩放因子是 {got}，预期是 {want}：scaler 没有调整它。",
+            "zh": "这一步之后缩放因子是 {got}，预期是 {want}：梯度缩放器没有调整它（`scaler.update()`）。",
         },
         "ch08.ex3.inf_not_skipped": {
             "en": "a step whose gradients held inf changed the weights. Only the scaler's own step skips such a "
             "step.",
-            "zh": "一个梯度里含有 inf 的步骤改变了权重。只有 scaler 自己的 step 才会跳过这样的步骤。",
+            "zh": "一个梯度里含有 inf 的步骤改变了权重。只有梯度缩放器自己的 `scaler.step` 才会跳过这样的步骤。",
         },
         "ch08.ex3.ok": {
             "en": "scaled backward, unscale_, clip, step, update, gradients cleared: clean steps train, a step "
@@ -564,7 +564,7 @@ messages.add(
         "ch08.ex3.hint1": {
             "en": "The scaler multiplies the loss, so every gradient is multiplied too. Anything that reads the "
             "gradients (clipping) must come after `scaler.unscale_(optimizer)`.",
-            "zh": "scaler 把损失乘上了缩放因子，所以每个梯度也都乘上了。凡是要读取梯度的操作（比如裁剪），"
+            "zh": "梯度缩放器把损失乘上了缩放因子，所以每个梯度也都乘上了。凡是要读取梯度的操作（比如裁剪），"
             "都必须放在 `scaler.unscale_(optimizer)` 之后。",
         },
         "ch08.ex3.hint2": {

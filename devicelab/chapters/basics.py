@@ -360,7 +360,7 @@ messages.add(
         },
         "ch01.ex2.model_changed": {
             "en": "the model comes back with other weights or another dtype: only its device should change.",
-            "zh": "返回的模型权重或数据类型变了：应该只改变它所在的设备。",
+            "zh": "返回的模型权重或 dtype（数据类型）变了：应该只改变它所在的设备。",
         },
         "ch01.ex2.left_behind": {
             "en": "called with device={device}, `to_device` returns the `{what}` on {found}.",
@@ -374,7 +374,7 @@ messages.add(
         },
         "ch01.ex2.changed": {
             "en": "the `{what}` come back changed (shape, dtype or values): only their device should change.",
-            "zh": "返回的 `{what}` 被改动了（形状、数据类型或数值）：应该只改变它们所在的设备。",
+            "zh": "返回的 `{what}` 被改动了（形状、dtype 或数值）：应该只改变它们所在的设备。",
         },
         "ch01.ex2.ok": {
             "en": "whatever device `to_device` is given, the model (the same object, so an optimizer built from "

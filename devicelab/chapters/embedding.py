@@ -388,7 +388,7 @@ messages.add(
             "en": "the token ids reached the model as {dtype}: an embedding looks rows up by integer ids "
             "(int64 or int32), so move them without changing their dtype.",
             "zh": "token id 以 {dtype} 类型传进了模型：Embedding 按整数 id（int64 或 int32）查表，"
-            "移动时不要改变它们的数据类型。",
+            "移动时不要改变它们的 dtype（数据类型）。",
         },
         "ch03.ex1.labels": {
             "en": "the token ids reach the model on the right device, but the labels reach the loss on "
@@ -402,7 +402,7 @@ messages.add(
             "indices, and floating-point ones as class probabilities (one row per text), which these are "
             "not. Move them without changing their dtype.",
             "zh": "标签以 {dtype} 类型传给了损失函数：CrossEntropyLoss 把 int64 标签当作类别索引，"
-            "把浮点标签当作类别概率（每条文本一行），而这里的标签并不是概率。移动时不要改变它们的数据类型。",
+            "把浮点标签当作类别概率（每条文本一行），而这里的标签并不是概率。移动时不要改变它们的 dtype（数据类型）。",
         },
         "ch03.ex1.labels_changed": {
             "en": "the loss received other labels than the batch's: move them, do not change them.",
@@ -482,7 +482,7 @@ messages.add(
         },
         "ch03.ex2.changed": {
             "en": "`move_batch` changed the shape or the dtype of {what}: it should only move it.",
-            "zh": "`move_batch` 改变了 {what} 的形状或数据类型：它只应负责移动。",
+            "zh": "`move_batch` 改变了 {what} 的形状或 dtype（数据类型）：它只应负责移动。",
         },
         "ch03.ex2.values": {
             "en": "`move_batch` returned a {what} tensor of the right shape but with other values: return "

@@ -252,7 +252,7 @@ def export() -> dict[str, object]:
                 "causes": list(k.causes), "candidates": list(k.candidates), "device_fields": list(k.device_fields),
                 "scan": k.scan, "fallback": k.fallback, "patterns": [_js(p) for p in k.patterns],
                 "routes": [_route(r) for r in k.routes], "reading": k.reading,
-                "reading_without_op": k.reading_without_op,
+                "reading_without_op": k.reading_without_op, "reading_by_marker": k.reading_by_marker,
             }
             for k in _ordered()
         ],

@@ -44,7 +44,7 @@ CAUSES: dict[str, dict[str, str]] = {
     "table_not_moved": {
         "en": "The embedding table (or the tensor being indexed) stayed on the CPU while the ids are on the "
         "accelerator: the message names the ids, but it is the model that must move: `model.to(device)`.",
-        "zh": "Embedding 查找表（或被索引的张量）留在了 CPU 上，而 id 在加速器上：报错点名的是 id，"
+        "zh": "Embedding 的嵌入表（或被索引的张量）留在了 CPU 上，而 id 在加速器上：报错点名的是 id，"
         "要移动的却是模型：`model.to(device)`。",
     },
     "labels_not_moved": {
@@ -70,7 +70,7 @@ CAUSES: dict[str, dict[str, str]] = {
         "{want}). Move the indices to the tensor's device (`t[idx.to(t.device)]`), or move the tensor, usually a "
         "lookup table kept as a plain attribute, to the accelerator (`register_buffer`).",
         "zh": "高级索引 `t[idx]` 要求索引在 CPU 上，或者与被索引的张量在同一设备上（这里是 {want}）。"
-        "把索引移到张量所在的设备（`t[idx.to(t.device)]`），或者把张量（通常是作为普通属性保存的查找表）"
+        "把索引移到张量所在的设备（`t[idx.to(t.device)]`），或者把张量（通常是以普通属性存放的一张查找表）"
         "移到加速器上（`register_buffer`）。",
     },
     "dataparallel_module": {
@@ -158,7 +158,7 @@ CAUSES: dict[str, dict[str, str]] = {
         "en": "`DataLoader(pin_memory=True)` pins each batch in page-locked CPU memory, but these tensors are already "
         "on the GPU: the dataset or the collate function moved them. Keep the dataset on the CPU and move each batch "
         "in the training loop (`batch.to(device, non_blocking=True)`), or set `pin_memory=False`.",
-        "zh": "`DataLoader(pin_memory=True)` 会把每个批次放进页锁定的 CPU 内存，可这些张量已经在 GPU 上了："
+        "zh": "`DataLoader(pin_memory=True)` 会把每个批次放进 CPU 的锁页内存，可这些张量已经在 GPU 上了："
         "是数据集或 collate 函数移动了它们。让数据集留在 CPU 上，在训练循环里移动每个批次"
         "（`batch.to(device, non_blocking=True)`），或者设置 `pin_memory=False`。",
     },
@@ -192,7 +192,7 @@ CHECK = {
 
 # Why a chapter is on the list: the message itself, or a frame of the traceback (its place is shown beside it).
 REASONS: dict[str, dict[str, str]] = {
-    "message": {"en": "what the message itself says", "zh": "报错信息本身所说的"},
+    "message": {"en": "what the message itself says", "zh": "依据：报错信息本身"},
     "message_also": {"en": "another common cause of this message", "zh": "这条报错的另一种常见原因"},
     "evidence_also": {"en": "related to where it happened", "zh": "与出错位置相关"},
     "optimizer_step": {
@@ -242,7 +242,7 @@ REASONS: dict[str, dict[str, str]] = {
 
 # The words around an answer, in both languages (explain.py and the paste page use the same ones).
 LABELS: dict[str, dict[str, str]] = {
-    "device": {"en": "A device-placement error", "zh": "这是设备放置错误"},
+    "device": {"en": "A device-placement error", "zh": "这是设备错误"},
     "family": {"en": "family", "zh": "类别"},
     "op": {"en": "operation", "zh": "运算"},
     "arg": {"en": "argument", "zh": "参数"},
@@ -257,18 +257,18 @@ LABELS: dict[str, dict[str, str]] = {
         "en": "No chapter of this course explains this family of device error; chapter 09's method applies to it.",
         "zh": "本课程没有专门讲这类设备错误的章节；第 09 章的排查方法同样适用。",
     },
-    "not_device": {"en": "Not a device-placement error.", "zh": "这不是设备放置错误。"},
+    "not_device": {"en": "Not a device-placement error.", "zh": "这不是设备错误。"},
     "unknown": {
         "en": "Not recognised: this does not look like a PyTorch device-placement error. Paste the whole last line of "
         "the traceback (it starts with the error's type, e.g. `RuntimeError:`).",
-        "zh": "无法识别：这看起来不像 PyTorch 的设备放置错误。请粘贴 traceback 的完整最后一行"
+        "zh": "无法识别：这看起来不像 PyTorch 的设备错误。请粘贴 traceback 的完整最后一行"
         "（以错误类型开头，例如 `RuntimeError:`）。",
     },
     "unknown_error": {
         "en": "Not recognised as a device-placement error: none of the wordings PyTorch uses for one is in this text. "
         "If you suspect one all the same, chapter 09's method applies: print the device of the model, the batch and "
         "every tensor on the failing line.",
-        "zh": "没有识别出设备放置错误：这段文字里没有 PyTorch 报告设备错误时使用的任何一种说法。"
+        "zh": "没有识别出设备错误：这段文字里没有 PyTorch 报告设备错误时使用的任何一种说法。"
         "如果仍然怀疑是设备问题，可以用第 09 章的方法：打印模型、批次以及出错那一行里每个张量所在的设备。",
     },
     "evidence": {"en": "In your traceback", "zh": "在你的 traceback 中"},

@@ -48,6 +48,9 @@ class ErrorKind:
     reading: dict[str, str] = field(default_factory=dict)
     # How to read a wording that names no operation (the short "... cuda:0 and cpu!" form), if it differs.
     reading_without_op: dict[str, str] = field(default_factory=dict)
+    # How to read a wording recognised by a marker group (`_meta`, `_mps`, …) that names no field the reading needs:
+    # {marker: {lang: text}}; the first marker the message matched wins.
+    reading_by_marker: dict[str, dict[str, str]] = field(default_factory=dict)
     routes: tuple[Route, ...] = ()
     device_error: bool = True
     confident: bool = True
@@ -247,8 +250,12 @@ class Match:
 
     def reading(self, lang: str | None = None) -> str:
         """A one-paragraph reading of the message, in the chosen language."""
-        short = "op" not in self.fields and "want" in self.fields and bool(self.kind.reading_without_op)
-        template = (self.kind.reading_without_op if short else self.kind.reading).get(lang or get_language(), "")
+        lang = lang or get_language()
+        for marker, texts in self.kind.reading_by_marker.items():
+            if self.markers.get(marker):
+                return fill(texts.get(lang, ""), self.values)
+        short = not ({"op", "arg"} & set(self.fields)) and "want" in self.fields and bool(self.kind.reading_without_op)
+        template = (self.kind.reading_without_op if short else self.kind.reading).get(lang, "")
         return fill(template, self.values)
 
 

@@ -60,7 +60,7 @@ SAME_DEVICE = ErrorKind(
         r"but expected (?:it|them) to be on (?P<want>GPU)(?: \(while checking arguments for (?P<op>\w+))?",
         r"Tensor for (?:argument #\d+ )?'(?P<arg>\w+)' is on (?P<found>CPU)",
         # TensorIterator in torch 1.3 .. 1.5, and 1.0 .. 1.2
-        r"(?P<_form>expected device) (?P<want>" + D + r")(?: and dtype \w+)? but got device (?P<found>" + D + r")",
+        r"(?P<_expected>expected device) (?P<want>" + D + r")(?: and dtype \w+)? but got device (?P<found>" + D + r")",
         r"expected type (?P<want>torch\.[\w.]+Tensor) but got (?P<found>torch\.[\w.]+Tensor)",
         # Apple MPS has no generated check: F.linear and other kernels say this instead
         r"Tensor for argument (?:#\d+ )?'?(?P<arg>\w+)'? is on (?P<found>" + D + r") but expected on (?P<want>mps)",
@@ -151,6 +151,24 @@ SAME_DEVICE = ErrorKind(
         "而它检查的第一个张量在 {want} 上。检查报出的是第一个与第一个张量设备不同的参数，不一定就是放错的那个："
         "想清楚本该在哪个设备上（通常是加速器），再把不在那里的东西移过去。",
     },
+    reading_by_marker={
+        "_mps": {
+            "en": "On Apple's MPS device a kernel found one of its tensors with no storage on the MPS device: a tensor it "
+            "uses is still on the CPU (the batch, a layer's weight, or a tensor made without `device=`). This wording "
+            "names neither the tensor nor the argument: print the `.device` of every tensor the operation uses, and "
+            "move the one on the CPU to `mps`.",
+            "zh": "在 Apple 的 MPS 设备上，某个内核发现它的一个张量在 MPS 设备上没有存储：它用到的某个张量还在 CPU 上"
+            "（批次、某一层的权重，或没有指定 `device=` 就创建的张量）。这种措辞既不说是哪个张量，也不说是哪个参数："
+            "打印这个运算用到的每个张量的 `.device`，把在 CPU 上的那个移到 `mps`。",
+        },
+        "_expected": {
+            "en": "An operation (the TensorIterator check of an older PyTorch) expected its tensors on {want} and got one "
+            "on {found}: this wording lists the expected device first, then the one it got. Decide which device you "
+            "meant and move whatever is on the other one.",
+            "zh": "某个运算（较早 PyTorch 版本的 TensorIterator 检查）要求张量在 {want} 上，却得到了一个在 {found} 上的张量："
+            "这种措辞先列出期望的设备，再列出实际得到的设备。想清楚本该在哪个设备上，再把不在那里的东西移过去。",
+        },
+    },
     reading_without_op={
         "en": "PyTorch found the tensors of one operation on two devices, {want} and {found}. This short form of the "
         "message names neither the operation nor the argument, and it lists the two devices in a fixed order, not by "
@@ -191,13 +209,24 @@ CONV = ErrorKind(
     causes=("model_not_moved", "batch_not_moved"),
     candidates=("01-devices",),
     example="Input type (torch.cuda.FloatTensor) and weight type (torch.FloatTensor) should be the same",
+    reading_by_marker={
+        "_mps": {
+            "en": "On Apple's MPS device a kernel found one of its tensors with no storage on the MPS device: a tensor it "
+            "uses is still on the CPU (the batch, a layer's weight, or a tensor made without `device=`). This wording "
+            "names neither the tensor nor the argument: print the `.device` of every tensor the operation uses, and "
+            "move the one on the CPU to `mps`.",
+            "zh": "在 Apple 的 MPS 设备上，某个内核发现它的一个张量在 MPS 设备上没有存储：它用到的某个张量还在 CPU 上"
+            "（批次、某一层的权重，或没有指定 `device=` 就创建的张量）。这种措辞既不说是哪个张量，也不说是哪个参数："
+            "打印这个运算用到的每个张量的 `.device`，把在 CPU 上的那个移到 `mps`。",
+        },
+    },
     reading={
         "en": "A convolution compares its input with its weight before it runs. The input's type is {input} and the "
         "weight's is {weight}: the legacy type names carry the device (`torch.cuda.FloatTensor` is a float32 tensor "
         "on a GPU, `torch.FloatTensor` one on the CPU) and the dtype. Here the input is on {input_dev} and the "
         "weight on {weight_dev}.",
         "zh": "卷积在运行前会比较输入和权重。输入的类型是 {input}，权重的类型是 {weight}：这些旧式类型名里包含了设备"
-        "（`torch.cuda.FloatTensor` 是 GPU 上的 float32 张量，`torch.FloatTensor` 是 CPU 上的）和数据类型。"
+        "（`torch.cuda.FloatTensor` 是 GPU 上的 float32 张量，`torch.FloatTensor` 是 CPU 上的）和 dtype（数据类型）。"
         "这里输入在 {input_dev} 上，权重在 {weight_dev} 上。",
     },
 )
@@ -301,8 +330,8 @@ RNN = ErrorKind(
         "state is not a parameter: `model.to()` never moves the `h0` you build. Create it where the input is: "
         "`x.new_zeros(layers, batch, hidden)` or `torch.zeros(..., device=x.device)` — or pass no hidden state at all "
         "(zeros on the input's device are the default).",
-        "zh": "RNN、LSTM 和 GRU 在运行前会比较输入张量与 {arg} 张量所在的设备：输入在 {want} 上，有一个 {arg} 张量在 "
-        "{found} 上。先想清楚应该在哪个设备上，再把另一个移过去。隐藏状态不是参数：`model.to()` 不会移动你自己构造的 "
+        "zh": "RNN、LSTM 和 GRU 在运行前会检查输入张量和它们自己的张量（隐藏状态、参数）是否在同一个设备上：输入在 {want} "
+        "上，报错点名的 `{arg}` 张量在 {found} 上。先想清楚应该在哪个设备上，再把另一个移过去。隐藏状态不是参数：`model.to()` 不会移动你自己构造的 "
         "`h0`。请在输入所在的设备上创建它：`x.new_zeros(layers, batch, hidden)` 或 "
         "`torch.zeros(..., device=x.device)`；也可以干脆不传隐藏状态（默认就是输入所在设备上的全零张量）。",
     },
@@ -353,9 +382,10 @@ ADVANCED_INDEX = ErrorKind(
     device_fields=("want",),
     example="indices should be either on cpu or on the same device as the indexed tensor (cpu)",
     reading={
-        "en": "Advanced indexing (`t[idx]`, `t[mask]`) got indices on another device than the tensor it indexes, "
-        "which is on {want}.",
-        "zh": "高级索引（`t[idx]`、`t[mask]`）收到的索引与被索引的张量不在同一设备上，被索引的张量在 {want} 上。",
+        "en": "Advanced indexing (`t[idx]`, `t[mask]`) got indices on another device than the tensor it indexes "
+        "(on {want}). The indices may be on the CPU or on the indexed tensor's device, nowhere else.",
+        "zh": "高级索引（`t[idx]`、`t[mask]`）收到的索引与被索引的张量（在 {want} 上）不在同一设备上。"
+        "索引只能在 CPU 上，或者和被索引的张量在同一个设备上。",
     },
 )
 
@@ -382,6 +412,25 @@ META = ErrorKind(
         Route({"relation": "^index$"}, "06-multigpu", True, ("multi_gpu_mix",)),
     ),
     example="Tensor on device meta is not on the expected device cuda:0!",
+    reading_by_marker={
+        "_meta": {
+            "en": "A tensor on the `meta` device has a shape and a dtype but no values, so nothing can be copied out of it "
+            "or read from it. A model built on `meta` (or with `init_empty_weights`, or loaded with `low_cpu_mem_usage`) "
+            "still has parameters there: load its weights into it with `load_state_dict(..., assign=True)`, or make "
+            "real, empty tensors with `model.to_empty(device=...)` and then load them, before moving it or running it.",
+            "zh": "`meta` 设备上的张量有形状和 dtype，却没有数值，所以不能从中复制或读出任何东西。在 `meta` 上构造的模型"
+            "（或用 `init_empty_weights` 构造、用 `low_cpu_mem_usage` 加载的模型）仍有参数留在那里：先用 "
+            "`load_state_dict(..., assign=True)` 把权重装进去，或用 `model.to_empty(device=...)` 生成真实的空张量再加载，"
+            "然后再移动或运行它。",
+        },
+        "_storage": {
+            "en": "A tensor on {found} was given a storage that lives on {want} (`load_state_dict(..., assign=True)`, "
+            "`set_()`): a tensor and its storage must be on the same device. Load the checkpoint onto the model's device "
+            "(`torch.load(..., map_location=...)`) first.",
+            "zh": "一个在 {found} 上的张量被换上了一个在 {want} 上的存储（`load_state_dict(..., assign=True)`、`set_()`）："
+            "张量和它的存储必须在同一个设备上。请先把检查点加载到模型所在的设备上（`torch.load(..., map_location=...)`）。",
+        },
+    },
     reading={
         "en": "An operation expected every tensor on {want} and found one on {found}.",
         "zh": "某个运算要求所有张量都在 {want} 上，却发现有一个在 {found} 上。",
@@ -417,7 +466,7 @@ PIN = ErrorKind(
     reading={
         "en": "`pin_memory` copies a CPU tensor into page-locked memory for a faster copy to the GPU; it was given a "
         "tensor already on {found_dev} ({found}).",
-        "zh": "`pin_memory` 把 CPU 张量复制到页锁定内存里，以便更快地拷贝到 GPU；"
+        "zh": "`pin_memory` 把 CPU 张量复制到锁页内存里，以便更快地拷贝到 GPU；"
         "它收到的却是已经在 {found_dev} 上的张量"
         "（{found}）。",
     },
@@ -789,7 +838,7 @@ DTYPE = _declined(
     "Not a device error: two tensors have different dtypes (float32, float16, bfloat16, int64...). Under mixed "
     "precision or after `.half()`, chapter 08 explains what autocast casts and what it leaves alone; a loss's class "
     "labels must be integers (`labels.long()`).",
-    "不是设备错误：两个张量的数据类型（float32、float16、bfloat16、int64……）不同。如果用了混合精度或调用了 "
+    "不是设备错误：两个张量的 dtype（数据类型：float32、float16、bfloat16、int64……）不同。如果用了混合精度或调用了 "
     "`.half()`，第 08 章讲解 autocast 会转换什么、不会转换什么；损失函数的类别标签必须是整数（`labels.long()`）。",
 )
 
@@ -821,8 +870,8 @@ OOM = _declined(
     "CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 14.75 GiB total capacity)",
     "Not a device-placement error: the GPU ran out of memory. Use a smaller batch, mixed precision, or free tensors "
     "you keep (`loss.item()` instead of `loss`).",
-    "不是设备放置错误：GPU 显存不足。减小批大小、使用混合精度，"
-    "或者释放你保留的张量（保存 `loss.item()` 而不是 `loss`）。",
+    "不是设备错误：GPU 显存不足。减小批大小、使用混合精度，"
+    "或者释放你留着的张量（记录 `loss.item()` 而不是 `loss`）。",
 )
 
 CUDA_FAULT = _declined(
@@ -839,8 +888,8 @@ CUDA_FAULT = _declined(
     "Not a device-placement error: a CUDA kernel failed. Rerun with `CUDA_LAUNCH_BLOCKING=1` (or on the CPU) to get "
     "the "
     "real error; a device-side assert is most often a class label or an index out of range.",
-    "不是设备放置错误：某个 CUDA 内核运行失败。用 `CUDA_LAUNCH_BLOCKING=1`（或在 CPU 上）重新运行，才能看到真正的错误；"
-    "device-side assert 多半是类别标签或索引越界。",
+    "不是设备错误：某个 CUDA 内核运行失败。用 `CUDA_LAUNCH_BLOCKING=1`（或在 CPU 上）重新运行，才能看到真正的错误；"
+    "device-side assert（设备端断言）多半是类别标签或索引越界。",
 )
 
 NO_CUDA = _declined(
@@ -910,7 +959,7 @@ CUDA_FORK = _declined(
     "method",
     "Not a device-placement error: a DataLoader worker (or another forked process) touched CUDA. Keep the dataset on "
     "the CPU and move batches in the training loop, or use the 'spawn' start method.",
-    "不是设备放置错误：DataLoader 的工作进程（或其他 fork 出来的进程）用到了 CUDA。让数据集留在 CPU 上、在训练循环里"
+    "不是设备错误：DataLoader 的工作进程（或其他 fork 出来的进程）用到了 CUDA。让数据集留在 CPU 上、在训练循环里"
     "移动批次，或者使用 'spawn' 启动方式。",
 )
 

@@ -73,13 +73,13 @@ def render_diagnosis(d: Diagnosis, lang: str) -> str:
         # The readings open with their own "Not a device error: ..."; the label says it once.
         reading = re.sub(r"^(?:Not [^:.]*:\s*|不是[^：。]*：)", "", reading)
         reading = reading[:1].upper() + reading[1:]
-        lines += [f"{words['not_device']} {reading}".strip()]
+        lines += [(words["not_device"] + ("" if lang == "zh" else " ") + reading).strip()]
         lines += [_indent(fill(CAUSES[key][lang], values)) for key in d.causes]
         lines += _ranking(d, lang, words)
         return "\n".join(lines).strip("\n")
     colon = "：" if lang == "zh" else ": "
     facts = [f"{words['op']}{colon}{d.op}" if d.op else "", f"{words['arg']}{colon}{d.argument}" if d.argument else "",
-             f"{words['devices']}{colon}{', '.join(d.devices)}" if d.devices else ""]
+             f"{words['devices']}{colon}{('、' if lang == 'zh' else ', ').join(d.devices)}" if d.devices else ""]
     lines.append(" · ".join([words["device"], *(f for f in facts if f)]))
     lines += ["", words["meaning"], _indent(d.match.reading(lang))]
     if d.evidence:
@@ -125,7 +125,8 @@ _SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+|\n")
 
 
 def render_problems(text: str) -> list[str]:
-    """What a reader should never see in an explanation: a blank slot, an internal name, a sentence said twice."""
+    """What a reader should never see in an explanation: a blank slot, an internal name, a sentence said twice, an
+    empty reading."""
     from ..errors import KINDS
 
     found = []
@@ -137,6 +138,8 @@ def render_problems(text: str) -> list[str]:
             found.append(f"internal name {name!r}")
     if re.search(r"\bfamily: |类别[:：]", text):
         found.append("internal label 'family'")
+    if re.search(r"^(What it means|含义)\n(?!  \S)", text, re.M):
+        found.append("an empty 'What it means'")
     sentences = [s.strip() for s in _SENTENCE_END.split(text) if len(s.strip()) > 25]
     repeated = sorted({s for s in sentences if sentences.count(s) > 1})
     if repeated:

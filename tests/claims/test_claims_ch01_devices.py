@@ -400,7 +400,7 @@ def test_a_cpu_linear_fed_an_input_on_the_gpu_names_mat1_although_the_layer_is_w
 def test_nn_embedding_looks_up_its_rows_with_index_select_of_the_table_and_the_ids():
     """nn.Embedding runs index_select(weight, 0, ids): the table is the first tensor, the ids the `index`.
 
-    zh: nn.Embedding 执行 index_select(weight, 0, ids)：查找表是第一个张量，ids 是 `index`。
+    zh: nn.Embedding 执行 index_select(weight, 0, ids)：嵌入表是第一个张量，ids 是 `index`。
     """
     embedding = nn.Embedding(5, 2)
     with torch.profiler.profile() as profile:
@@ -415,7 +415,7 @@ def test_nn_embedding_looks_up_its_rows_with_index_select_of_the_table_and_the_i
 def test_a_cpu_embedding_table_fed_ids_on_the_gpu_names_index_although_the_table_is_what_must_move():
     """index_select's check, with the table on the CPU and the ids "on the GPU" (meta), names `index`.
 
-    zh: 查找表在 CPU 上、ids “在 GPU 上”（meta）时，index_select 的检查报出 `index`。
+    zh: 嵌入表在 CPU 上、ids “在 GPU 上”（meta）时，index_select 的检查报出 `index`。
     """
     with pytest.raises(RuntimeError) as caught:
         torch.ops.aten.index_select.default.redispatch(

@@ -137,7 +137,7 @@ def test_embedding_uses_one_kernel_for_cpu_and_cuda():
 def test_index_select_device_check_names_index_for_cpu_token_ids():
     """The CUDA index_select kernel given a GPU table and CPU ids raises the generated check naming `index`.
 
-    zh: 查找表在 GPU 上、id 在 CPU 上时，CUDA 的 index_select 内核抛出自动生成的检查，点名 `index`。
+    zh: 嵌入表在 GPU 上、id 在 CPU 上时，CUDA 的 index_select 内核抛出自动生成的检查，点名 `index`。
     """
     message = _index_select_on_cuda_kernel()
     found = match_kind("same_device", message)
@@ -211,7 +211,7 @@ def test_the_generated_check_is_one_sentence_for_many_ops_only_the_names_change(
 def test_a_cpu_table_fed_gpu_ids_names_index_on_the_gpu():
     """A CPU embedding table fed GPU ids makes the CUDA index_select check name `index`, on cuda:0, the ids' device.
 
-    zh: CPU 上的查找表收到 GPU 上的 id 时，CUDA index_select 的检查报出 `index`，设备是 id 所在的 cuda:0。
+    zh: CPU 上的嵌入表收到 GPU 上的 id 时，CUDA index_select 的检查报出 `index`，设备是 id 所在的 cuda:0。
     """
     message = _as_on_a_gpu_reversed(_index_select_with_a_cpu_table_on_cuda_kernel())
     assert message == (
@@ -226,7 +226,7 @@ def test_a_cpu_table_fed_gpu_ids_names_index_on_the_gpu():
 def test_the_check_names_index_whichever_of_table_and_ids_is_misplaced():
     """The check names the argument differing from the first tensor (the table), whichever of the two is misplaced.
 
-    zh: 检查报出的是设备与第一个张量（查找表）不同的参数，不管两者之中哪个放错了。
+    zh: 检查报出的是设备与第一个张量（嵌入表）不同的参数，不管两者之中哪个放错了。
     """
     ids_misplaced = match_kind("same_device", _index_select_on_cuda_kernel())
     table_misplaced = match_kind("same_device", _index_select_with_a_cpu_table_on_cuda_kernel())

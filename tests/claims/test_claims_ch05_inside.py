@@ -117,6 +117,44 @@ def test_cat_and_stack_raise_for_a_0_dim_cpu_tensor_beside_another_device():
             join()
 
 
+def test_indexing_with_cpu_indices_and_copies_between_devices_do_not_raise():
+    """A tensor on another device can be indexed with CPU indices, and copies between devices work: the exceptions.
+
+    zh: 另一设备上的张量可以用 CPU 上的索引来取，跨设备的复制也可以：这是两个例外。
+    """
+    x, cpu = torch.zeros(4, 3, device=META), torch.ones(4, 3)
+    assert x[torch.tensor([0, 2])].device == META
+    x[:] = cpu[0]
+    x.copy_(cpu)
+    assert x.device == META
+
+
+def test_moving_the_input_inside_forward_leaves_the_labels_and_the_other_tensors_behind():
+    """`x = x.to(self.weight.device)` in forward moves only x: the labels and a tensor made later in forward stay on the CPU.
+
+    zh: 在 forward 里写 `x = x.to(self.weight.device)` 只移动 x：标签和 forward 里后面创建的张量都留在 CPU 上。
+    """
+
+    class MovesItsInput(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.weight = nn.Parameter(torch.ones(3))
+
+        def forward(self, x):
+            x = x.to(self.weight.device)
+            return x * self.weight + torch.zeros(3)  # made later, without device=
+
+    model = MovesItsInput().to(META)
+    x, y = torch.ones(2, 3), torch.ones(2, 3)
+    with pytest.raises(RuntimeError, match="Tensor on device cpu is not on the expected device meta!"):
+        model(x)
+    model.forward = lambda x: x.to(model.weight.device) * model.weight  # without the later tensor
+    out = model(x)
+    assert out.device == META and y.device == torch.device("cpu")
+    with pytest.raises(RuntimeError, match="Tensor on device cpu is not on the expected device meta!"):
+        nn.functional.mse_loss(out, y) + out.sum()  # the labels reach the loss on the CPU
+
+
 def test_an_element_wise_op_prints_the_short_form_of_the_generated_check():
     """An element-wise op's CUDA check (x - mean) prints "found at least two devices, <GPU> and cpu!", GPU first.
 
@@ -316,6 +354,48 @@ def test_gpu_a_plain_attribute_left_on_the_cpu_prints_the_short_form(cuda):
     message = error_of(lambda: x - torch.ones(3))
     assert message == "Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!"
     assert (x * torch.tensor(2.0)).device.type == "cuda"
+
+
+@pytest.mark.gpu
+def test_gpu_indexing_a_cuda_tensor_with_cpu_indices_works(cuda):
+    """On a GPU, x_cuda[cpu_indices] works and x_cuda[:] = cpu_tensor copies; a CPU tensor indexed with CUDA ids fails.
+
+    zh: 在 GPU 上，x_cuda[CPU 上的索引] 可以运行，x_cuda[:] = cpu_tensor 会复制；CPU 张量用 CUDA 上的索引来取则会报错。
+    """
+    x = torch.arange(12.0, device=cuda).reshape(4, 3)
+    assert torch.equal(x[torch.tensor([0, 2])].cpu(), torch.arange(12.0).reshape(4, 3)[[0, 2]])
+    x[:] = torch.ones(3)
+    assert torch.equal(x.cpu(), torch.ones(4, 3))
+    with pytest.raises(RuntimeError, match="indices should be either on cpu or on the same device"):
+        torch.ones(4, 3)[torch.tensor([0, 2], device=cuda)]
+
+
+@pytest.mark.gpu
+def test_gpu_a_non_blocking_copy_from_pinned_memory_inside_forward_returns_before_the_copy(cuda):
+    """Inside forward, x.to(device, non_blocking=True) from pinned memory returns before the copy, as in a loop.
+
+    zh: 在 forward 里，从锁页内存调用 x.to(device, non_blocking=True) 也会在复制完成前返回，和在训练循环里一样。
+    """
+    sleep = getattr(torch.cuda, "_sleep", None)
+    if sleep is None:
+        pytest.skip("this torch has no torch.cuda._sleep")
+
+    class MovesItsInput(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.weight = nn.Parameter(torch.ones(1 << 20))
+
+        def forward(self, x):
+            return x.to(self.weight.device, non_blocking=True) * self.weight
+
+    model = MovesItsInput().to(cuda)
+    pinned = torch.full((1 << 20,), 1.0).pin_memory()
+    torch.cuda.synchronize()
+    sleep(1 << 28)  # keep the GPU busy: a copy queued now cannot have run when the call returns
+    out = model(pinned)
+    assert not torch.cuda.current_stream().query()  # forward returned while the copy still waits
+    torch.cuda.synchronize()
+    assert torch.equal(out.cpu(), torch.full((1 << 20,), 1.0))
 
 
 @pytest.mark.gpu

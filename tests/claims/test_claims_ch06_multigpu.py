@@ -115,6 +115,17 @@ def test_dataparallel_moves_the_model_itself_only_when_it_has_one_device_id():
     assert "device_ids = _get_all_device_indices()" in source  # the default: every GPU the process sees
 
 
+def test_with_one_device_id_dataparallel_returns_the_modules_output_without_gathering():
+    """With one device id, DataParallel.forward returns the module's own output: output_device serves two or more.
+
+    zh: 只有一个 device id 时，DataParallel.forward 直接返回模块自己的输出：output_device 只在有两个或更多 id 时才用到。
+    """
+    source = inspect.getsource(nn.DataParallel.forward)
+    single = source.index("if len(self.device_ids) == 1:")
+    assert "return self.module(*inputs[0], **module_kwargs[0])" in source[single:single + 120]
+    assert source.index("return self.gather(outputs, self.output_device)") > single  # only for two ids or more
+
+
 @pytest.mark.gpu
 @two_gpus
 def test_gpu_with_two_gpus_one_device_id_moves_the_model_and_two_do_not(cuda):

@@ -5,6 +5,7 @@ Most of this chapter's errors happen on every machine, so most tests run on the 
 checks that a real save on a GPU writes the same tags. ``meta`` stands in for a GPU where a device is needed.
 """
 
+import importlib
 import inspect
 import io
 import pickle
@@ -333,6 +334,41 @@ def test_after_map_location_device_adams_step_stays_on_the_device(tmp_path):
     resumed = torch.optim.Adam(model.parameters(), lr=0.01)
     resumed.load_state_dict(checkpoint["optimizer"])
     assert all(state["step"].device == META for state in resumed.state.values())
+
+
+def test_a_default_adam_creates_its_step_counts_on_the_cpu_and_reads_them_as_numbers():
+    """A default Adam creates `step` on the CPU for parameters elsewhere and steps without error: it reads it with .item().
+
+    zh: 默认的 Adam 即使参数在别的设备上，也把 `step` 创建在 CPU 上，并且照常更新：它用 .item() 读取 step。
+    """
+    model = Net().to(META)
+    optimizer = torch.optim.Adam(model.parameters(), lr=0.01)
+    for p in model.parameters():
+        p.grad = torch.ones_like(p)
+    optimizer.step()  # meta parameters, CPU step counts: no device error
+    assert all(state["step"].device == torch.device("cpu") for state in optimizer.state.values())
+    assert ".item()" in inspect.getsource(importlib.import_module("torch.optim.optimizer")._get_value)  # how Adam reads a step count
+    assert "_get_value(step_t)" in inspect.getsource(importlib.import_module("torch.optim.adam"))
+
+
+def test_a_state_saved_from_a_capturable_adam_gets_its_step_counts_moved_to_each_parameters_device():
+    """load_state_dict moves the step counts to each parameter's device when the saved state is capturable (or fused).
+
+    zh: 保存的状态来自 capturable（或 fused）的 Adam 时，load_state_dict 会把 step 计数移到各自参数所在的设备上。
+    """
+    _, optimizer = trained_checkpoint()
+    state = optimizer.state_dict()  # a default Adam's: step counts on the CPU
+    model = Net().to(META)
+    default = torch.optim.Adam(model.parameters(), lr=0.01)
+    default.load_state_dict(state)
+    assert all(s["step"].device == torch.device("cpu") for s in default.state.values())
+    # What a capturable Adam saves (on a GPU): the same state, its groups marked capturable. The saved groups'
+    # settings are the ones load_state_dict follows.
+    for group in state["param_groups"]:
+        group["capturable"] = True
+    resumed = torch.optim.Adam(model.parameters(), lr=0.01, capturable=True)
+    resumed.load_state_dict(state)
+    assert all(s["step"].device == META and s["step"].dtype == torch.float32 for s in resumed.state.values())
 
 
 def test_weights_only_is_an_argument_of_torch_load():

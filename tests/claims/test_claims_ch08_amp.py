@@ -479,7 +479,7 @@ def test_the_pages_fix_trains_with_autocast_on_the_cpu():
 def test_clipping_before_unscale_makes_an_sgd_step_scale_times_too_small():
     """Clipping before `unscale_` clips the scaled gradients: with SGD the step comes out about scale times too small.
 
-    zh: 在 `unscale_` 之前裁剪，裁剪的是缩放后的梯度：用 SGD 时，更新出来的步长大约小了“缩放因子”倍。
+    zh: 在 `unscale_` 之前裁剪，裁剪的是缩放后的梯度：用 SGD 时，更新出来的步长只有应有大小的约 1/缩放因子。
     """
     steps = {}
     for order in ("unscale first", "clip first"):
@@ -496,25 +496,71 @@ def test_clipping_before_unscale_makes_an_sgd_step_scale_times_too_small():
     assert steps["clip first"] == pytest.approx(0.1 / 1024, rel=1e-3)
 
 
-def test_clipping_before_unscale_leaves_an_adam_step_almost_unclipped():
-    """With Adam, clipping before `unscale_` gives almost the unclipped step: clipping is in effect switched off.
+def test_clipping_before_unscale_clips_the_true_gradients_at_max_norm_over_scale():
+    """Clipping before `unscale_` in effect clips the true gradients at max_norm / scale, far below the threshold.
 
-    zh: 用 Adam 时，在 `unscale_` 之前裁剪，得到的步长几乎和不裁剪时一样：裁剪实际上被关掉了。
+    zh: 在 `unscale_` 之前裁剪，实际效果是把真实梯度裁剪到 max_norm / 缩放因子，远低于设定的阈值。
+    """
+    torch.manual_seed(0)
+    model = nn.Linear(8, 2)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    scaler = torch.amp.GradScaler("cpu", init_scale=65536.0)
+    scaler.scale((model(torch.randn(16, 8) * 3) ** 2).mean()).backward()
+    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)  # before unscale_: the mistake
+    scaler.unscale_(optimizer)
+    norm = torch.cat([p.grad.flatten() for p in model.parameters()]).norm().item()
+    assert norm == pytest.approx(1.0 / 65536.0, rel=1e-3)
+
+
+def adam_trained(order: str, max_norm: float, steps: int = 30) -> torch.Tensor:
+    """The parameters of a small Linear after `steps` Adam steps through a GradScaler, clipping in `order`."""
+    torch.manual_seed(0)
+    model = nn.Linear(8, 2)
+    optimizer = torch.optim.Adam(model.parameters(), lr=0.01)
+    scaler = torch.amp.GradScaler("cpu", init_scale=65536.0, growth_interval=10**6)
+    data = torch.Generator().manual_seed(1)
+    for _ in range(steps):  # new data each step: gradients of varying size, true norms mostly above 1
+        x, y = torch.randn(16, 8, generator=data) * 3, torch.randn(16, 2, generator=data)
+        scaler.scale(((model(x) - y) ** 2).mean()).backward()
+        if order == "unscale first":
+            scaler.unscale_(optimizer)
+        torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm)
+        scaler.step(optimizer)
+        scaler.update()
+        optimizer.zero_grad()
+    return torch.cat([p.detach().flatten() for p in model.parameters()])
+
+
+def test_with_adam_clipping_before_unscale_makes_the_chosen_threshold_stop_mattering():
+    """With Adam, clipping before `unscale_` makes the threshold stop mattering: every gradient is cut to one norm.
+
+    zh: 用 Adam 时，在 `unscale_` 之前裁剪，设定的阈值就不再起作用：每一步的梯度都被裁到同一个范数。
+    """
+    right = (adam_trained("unscale first", 1.0) - adam_trained("unscale first", 5.0)).norm().item()
+    wrong = (adam_trained("clip first", 1.0) - adam_trained("clip first", 5.0)).norm().item()
+    assert right > 0.01  # clipped in the right order, the threshold changes the training
+    assert wrong < right / 5  # clipped first, thresholds 1 and 5 train (almost) the same model
+
+
+def test_with_adam_in_a_large_model_clipping_before_unscale_shrinks_the_steps():
+    """In a model with a million parameters, clipping before `unscale_` brings the gradients near Adam's eps: the step shrinks to about half.
+
+    zh: 在一个有一百万个参数的模型里，在 `unscale_` 之前裁剪会让梯度接近 Adam 的 eps：步长缩小到约一半。
     """
     steps = {}
-    for order in ("clip first", "no clipping"):
+    for order in ("unscale first", "clip first"):
         torch.manual_seed(0)
-        model = nn.Linear(8, 1)
+        model = nn.Linear(1000, 1000)
         optimizer = torch.optim.Adam(model.parameters(), lr=0.01)
         scaler = torch.amp.GradScaler("cpu", init_scale=65536.0)
         before = [p.detach().clone() for p in model.parameters()]
-        loss = (model(torch.randn(16, 8) * 10) ** 2).mean()
-        scaler.scale(loss).backward()
-        if order == "clip first":
-            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)  # the true gradient's norm is far above 1
+        scaler.scale((model(torch.randn(8, 1000)) ** 2).mean()).backward()
+        if order == "unscale first":
+            scaler.unscale_(optimizer)
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         scaler.step(optimizer)
         steps[order] = torch.cat([(p - b).flatten() for p, b in zip(model.parameters(), before)]).norm().item()
-    assert steps["clip first"] == pytest.approx(steps["no clipping"], rel=0.05)
+    assert 0.3 < steps["clip first"] / steps["unscale first"] < 0.7
 
 
 def test_autocast_on_mps_defaults_to_float16_and_gradscaler_exists_for_mps():
@@ -532,7 +578,7 @@ def test_autocast_on_mps_defaults_to_float16_and_gradscaler_exists_for_mps():
 def test_the_pages_fix_enables_the_scaler_for_cuda_and_mps_only():
     """The page's fix turns the scaler on for CUDA and MPS (float16 by default), off for the CPU (bfloat16).
 
-    zh: 页面上的修复在 CUDA 和 MPS 上开启缩放器（默认 float16），在 CPU 上关闭（bfloat16）。
+    zh: 页面上的修复在 CUDA 和 MPS 上开启梯度缩放器（默认 float16），在 CPU 上关闭（bfloat16）。
     """
     fix = python_blocks(PAGE)[0]
     scaler_line = next(line for line in fix.splitlines() if "GradScaler(" in line)

@@ -399,7 +399,7 @@ def test_the_report_in_chinese():
     messages.set_language("zh")
     report = devicelab.audit(model, batch=(torch.zeros(2, 4, device="meta"), torch.zeros(2)))
     lines = str(report).splitlines()
-    assert lines[0].split() == ["名称", "|", "类别", "|", "设备", "|", "形状", "|", "数据类型"]
+    assert lines[0].split() == ["名称", "|", "类别", "|", "设备", "|", "形状", "|", "dtype"]
     assert any(line.startswith("✗ batch[1]") and "批次" in line for line in lines)
     assert any("普通属性" in line for line in lines)
     assert lines[-1] == (

@@ -55,7 +55,7 @@ def test_a_device_error_is_explained_under_its_traceback_in_the_chosen_language(
 
     run(kernel, "import devicelab; devicelab.install(lang='zh')")
     printed, traceback = run(kernel, DEVICE_ERROR)
-    assert traceback and "这是设备放置错误" in printed and "/zh/" in printed
+    assert traceback and "这是设备错误" in printed and "/zh/" in printed
 
 
 def test_other_errors_are_left_alone(kernel):

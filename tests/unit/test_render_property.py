@@ -13,12 +13,33 @@ from devicelab.explain import render_problems as problems
 ROOT = Path(__file__).resolve().parents[2]
 TEXTS = [e["text"] for e in json.loads((ROOT / "tests" / "errors" / "corpus.json").read_text(encoding="utf-8"))]
 TEXTS += [kind.example for kind in KINDS.values()]
+# Wordings whose reading was once empty or did not fit (they name no operation, no argument, or no device).
+TEXTS += [
+    "NotImplementedError: Cannot copy out of meta tensor; no data!",
+    "NotImplementedError: Cannot copy out of meta tensor; no data! Please use torch.nn.Module.to_empty() instead of "
+    "torch.nn.Module.to() when moving module from meta to a different device.",
+    "RuntimeError: Tensor.item() cannot be called on meta tensors",
+    "RuntimeError: Placeholder storage has not been allocated on MPS device!",
+    "RuntimeError: Expected object of backend CPU but got backend CUDA for argument #2 'weight'",
+    "RuntimeError: expected device cuda:0 and dtype Float but got device cpu and dtype Float",
+]
+
+
+def test_a_reading_fits_its_wording():
+    """The short form's reading is for a wording that names neither operation nor argument; each marker its own."""
+    argument = render("RuntimeError: Expected object of backend CPU but got backend CUDA for argument #2 'weight'", "en")
+    assert "names neither the operation nor the argument" not in argument and "`weight`" in argument
+    expected = render("RuntimeError: expected device cuda:0 and dtype Float but got device cpu and dtype Float", "en")
+    assert "fixed order" not in expected and "expected device first" in expected
+    mps = render("RuntimeError: Placeholder storage has not been allocated on MPS device!", "en")
+    assert "first argument that differs" not in mps and "mps" in mps
 
 def test_the_checker_catches_each_problem():
     assert problems("The operation (?) got `?` on ?.")
     assert problems("Read {chapter}.")
     assert problems("A device-placement error (family: same_device)")
     assert problems("Move the model to the GPU first. Move the model to the GPU first.")
+    assert problems("A device-placement error\n\nWhat it means\n  \n\nLikely causes\n  1. x")
     assert not problems("A device-placement error · devices: cpu, cuda:0\n\nWhat it means\n  Move it.")
 
 

@@ -364,8 +364,11 @@
       escapeHtml(title) + "</a>" + escapeHtml(coming);
   }
 
-  function reading(kind, fields, values, lang) {
-    var hasOp = fields.some(function (f) { return f[0] === "op"; });
+  function reading(kind, fields, values, lang, markers) {
+    var byMarker = kind.reading_by_marker || {};
+    var marker = Object.keys(byMarker).filter(function (m) { return markers && markers[m]; })[0];
+    if (marker !== undefined) return fill(byMarker[marker][lang] || "", values);
+    var hasOp = fields.some(function (f) { return f[0] === "op" || f[0] === "arg"; });
     var hasWant = fields.some(function (f) { return f[0] === "want"; });
     var short = !hasOp && hasWant && kind.reading_without_op && kind.reading_without_op[lang];
     return fill(short ? kind.reading_without_op[lang] : (kind.reading[lang] || ""), values);
@@ -415,7 +418,8 @@
       }
       var text = fill(declined.reading[lang], values).replace(/^(?:Not [^:.]*:\s*|\u4E0D\u662F[^\uFF1A\u3002]*\uFF1A)/, "");
       text = text.charAt(0).toUpperCase() + text.slice(1);
-      out.push("<p><strong>" + inline(words.not_device) + "</strong> " + inline(text) + "</p>");
+      out.push("<p><strong>" + inline(words.not_device) + "</strong>" + (lang === "zh" ? "" : " ") + inline(text) +
+        "</p>");
       d.causes.forEach(function (key) { out.push("<p>" + inline(fill(rules.causes[key][lang], values)) + "</p>"); });
       out.push(rankingHtml(rules, d, lang, words));
       return { verdict: verdict, html: out.join("") };
@@ -426,11 +430,11 @@
     if (d.devices.length) {
       facts.push(inline(words.devices) + colon(lang) + d.devices.map(function (x) {
         return "<code>" + escapeHtml(x) + "</code>";
-      }).join(", "));
+      }).join(lang === "zh" ? "\u3001" : ", "));
     }
     out.push("<p><strong>" + inline(words.device) + "</strong>" +
       (facts.length ? ' <span class="explain-facts">· ' + facts.join(" · ") + "</span>" : "") + "</p>");
-    out.push("<h3>" + inline(words.meaning) + "</h3><p>" + inline(reading(d.match.kind, d.match.fields, values, lang)) +
+    out.push("<h3>" + inline(words.meaning) + "</h3><p>" + inline(reading(d.match.kind, d.match.fields, values, lang, d.match.markers)) +
       "</p>");
     if (d.evidence.length) {
       out.push("<h3>" + inline(words.evidence) + "</h3><ul class=\"explain-evidence\">" + d.evidence.map(function (e) {

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import torch
 
 from .messages import code_in_language, text
+from .trust import untrusted
 
 NOT_ATTEMPTED, INCORRECT, CORRECT = "not_attempted", "incorrect", "correct"
 
@@ -138,8 +139,13 @@ class Exercise:
         if any(v is _MISSING or isinstance(v, Blank) for v in values.values()):
             return Verdict(NOT_ATTEMPTED, self.not_attempted_key)
         try:
-            with time_limit(self.seconds):
-                verdict = self.judge(**values)
+            distrust = untrusted()
+            if not distrust:
+                with time_limit(self.seconds):
+                    verdict = self.judge(**values)
+                distrust = untrusted()  # a class made while the learner's code ran
+            if distrust:
+                return incorrect("check.untrusted", what="; ".join(distrust[:3]))
         except TimeLimit:
             return incorrect("check.too_slow", seconds=int(self.seconds))
         except Exception as error:  # noqa: BLE001 - a check never raises: the learner's code may fail any way

@@ -46,6 +46,14 @@ CATALOGUE: dict[str, dict[str, str]] = {
         "zh": "提示已经用完。`{name}.solution()` 会给出一种答案。",
     },
     "solution.header": {"en": "One solution:", "zh": "一种解法："},
+    "check.untrusted": {
+        "en": "the check cannot trust what your code returns: {what}. The checks read PyTorch's own tensors, modules "
+        "and optimizers; a class that answers `.device` or `.parameters()` in its own way is not what was asked. "
+        "Remove it (restart the kernel and run the notebook again) and answer with PyTorch's own types.",
+        "zh": "检查无法信任你的代码返回的东西：{what}。检查读取的是 PyTorch 自己的张量、模块和优化器；"
+        "自己定义 `.device` 或 `.parameters()` 返回什么的类，并不是题目要的东西。请去掉它（重启内核，再把笔记本从头运行一遍），"
+        "用 PyTorch 自己的类型作答。",
+    },
     "check.crashed": {
         "en": "the check could not use your answer: {error}",
         "zh": "检查无法使用你的答案：{error}",

@@ -44,6 +44,7 @@ import csv
 import hashlib
 import json
 import logging
+import os
 import re
 import secrets
 import site
@@ -73,6 +74,9 @@ PACKAGE = Path(__file__).resolve().parent.parent
 NOT_LOADED = ("grading", "__main__.py")  # the grader itself is not part of what judges
 MAX_RUNS = 6  # one run, plus reruns without a cell or an exercise that killed or hung the kernel
 PROBE_SECONDS = 20  # how long a kernel may take to answer after an interrupted cell
+# What no kernel may read (the submissions, the gradebook, the feedback), set by main() for its workers; the
+# submission's own folder is always hidden.
+HIDDEN_ENV = "DEVICELAB_GRADER_HIDDEN"
 SHORT_FINDINGS = 2  # how many findings the gradebook's `tampered` column shows before "+N more"
 
 BOOT = """\
@@ -262,7 +266,7 @@ def _run_once(nb: nbformat.NotebookNode, config: dict, files: dict[str, bytes], 
     package = world.write_package(files)
     digest = hashlib.sha256(files["grading/kernel.py"]).hexdigest()
     setup_nonce, nonce = secrets.token_hex(16), secrets.token_hex(16)
-    base = {**config, "package": str(package)}
+    base = {**config, "package": str(package), "denied_log": str(world.root / f"denied-{nonce}")}
     setup = _cell("before", {**base, "nonce": setup_nonce}, package, digest)
     journal = world.root / f"journal-{nonce}"
     grading = _cell("judge", {**base, "nonce": nonce, "skip": skip, "seconds": timeout, "journal": str(journal)},
@@ -273,6 +277,8 @@ def _run_once(nb: nbformat.NotebookNode, config: dict, files: dict[str, bytes], 
               id(setup): 300}
     replies: dict[int, dict] = {}
     manager = worlds.kernel_manager(world, sandbox)
+    worlds.become_subreaper()  # orphans of the kernel's processes come to this one, to be ended with it
+    before = worlds.children()
     client = NotebookClient(
         nb, km=manager, timeout=timeout, allow_errors=True, interrupt_on_timeout=True, shutdown_kernel="immediate",
         error_on_timeout={"ename": "CellTimeoutError", "evalue": f"ran past {timeout} s and was interrupted",
@@ -316,6 +322,10 @@ def _run_once(nb: nbformat.NotebookNode, config: dict, files: dict[str, bytes], 
                 run_sync(manager.shutdown_kernel)(now=True)
         except Exception:  # noqa: BLE001, S110 - already gone
             pass
+        left = worlds.end_leftovers(world, before)
+        if left:
+            run.tampered.append(f"processes started by the notebook outlived its kernel and were ended: "
+                                f"{', '.join(left[:3])}" + (f" and {len(left) - 3} more" if len(left) > 3 else ""))
         nb.cells = student
         _read_run(run, setup, grading, setup_nonce, nonce, current >= len(student), journal)
         changed = sorted(rel for rel, data in files.items()
@@ -417,7 +427,7 @@ def _severity(finding: str) -> int:
         return 3
     said = finding.removeprefix("run ")
     if said.startswith(("the grader", "while judging", "the installed", "start-up code")) or "nonce" in said or \
-            "private copy" in said:
+            "private copy" in said or "outlived" in said:
         return 0
     if any(word in said for word in ("devicelab", "`lab", "`ex", "get_ipython", "rebinds", "callback", "evaluate",
                                      "thread")):
@@ -459,7 +469,9 @@ def grade(path: Path, timeout: int = 300, shown: str = "", files: dict[str, byte
         return result
     names = [ex.name for ex in exercises_for(lab)]
     result.verdicts = {name: NOT_GRADED for name in names}
+    hidden = [str(path.resolve().parent), *filter(None, os.environ.get(HIDDEN_ENV, "").split(os.pathsep))]
     config = {"root": f"_devicelab_{secrets.token_hex(8)}", "hashes": hashes, "skip_files": list(NOT_LOADED),
+              "hidden": hidden,
               "lab": lab, "lang": result.lang, "marker": MARKER, "chapter_modules": sorted(set(MODULES.values())),
               "exercises": names}
     problems: list[str] = []
@@ -592,10 +604,11 @@ def main(argv: list[str] | None = None) -> int:
             sandbox = False
     print(f"sandbox: {'on (bubblewrap)' if sandbox else 'off'}", file=sys.stderr)
     notebooks = find_notebooks(args.submissions)
+    folder = args.feedback if args.feedback is not None else args.out.with_name(args.out.stem + "-details")
+    os.environ[HIDDEN_ENV] = os.pathsep.join(str(p.resolve()) for p in (*args.submissions, args.out, folder))
     files = package_files()
     ordered = _grade_all(notebooks, args.jobs, args.timeout, files, sandbox)
-    write_gradebook(ordered, args.out)
-    folder = args.feedback if args.feedback is not None else args.out.with_name(args.out.stem + "-details")
+    write_gradebook(ordered, args.out)  # every kernel, and all it started, has ended: nothing can rewrite it
     for g in ordered:
         target = folder / Path(g.shown).with_suffix(".md").as_posix().lstrip("./")
         target.parent.mkdir(parents=True, exist_ok=True)

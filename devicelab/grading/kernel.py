@@ -268,6 +268,37 @@ def namespace_evidence(user_ns: dict, lab: object, exercises: list, installed_la
     return list(dict.fromkeys(found))
 
 
+def _denied(log_path: str) -> list[str]:
+    try:
+        with open(log_path, encoding="utf-8") as log:
+            return [line.strip() for line in log if line.strip()]
+    except OSError:
+        return []
+
+
+def _descendants() -> list[int]:
+    """The live processes this kernel started (directly or not), from /proc."""
+    parents: dict[int, int] = {}
+    for entry in os.listdir("/proc") if os.path.isdir("/proc") else []:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if fields[0] not in ("Z", "X"):
+            parents[int(entry)] = int(fields[1])
+    found, todo = [], [os.getpid()]
+    while todo:
+        pid = todo.pop()
+        for child, parent in parents.items():
+            if parent == pid and child not in found:
+                found.append(child)
+                todo.append(child)
+    return found
+
+
 # --- the private copy ------------------------------------------------------------------------------------
 def load_private(root: str, package: str, hashes: dict[str, str], skip: list[str]) -> dict[str, types.ModuleType]:
     """Import the package at `package` as `root`, every file checked against `hashes` (raises ImportError if not)."""
@@ -341,9 +372,61 @@ def _emitter(marker: str, nonce: str, journal: str = ""):  # noqa: ANN202
 
 
 def before(config: dict, user_ns: dict) -> None:
-    """Print the fingerprint taken before the first student cell (nothing is kept)."""
+    """Hide what no submission may read; print the fingerprint taken before the first student cell."""
     emit = _emitter(config["marker"], config["nonce"])
+    _hide(config.get("hidden", []), config.get("denied_log", ""))
     emit("fingerprint", fingerprint(config["chapter_modules"]))
+
+
+_READS = ("open", "os.listdir", "os.scandir", "glob.glob", "os.chdir", "shutil.copyfile", "shutil.copytree",
+          "os.symlink", "os.link", "os.rename")
+
+
+def _hide(hidden: list[str], log_path: str) -> None:
+    """An audit hook (for the rest of the kernel's life) that refuses to open what the grader hides: the other
+    submissions, the gradebook, the feedback, and /proc entries of processes this kernel did not start (the
+    grader's command line names the submissions). Each refusal is logged for the judging cell."""
+    roots = tuple(os.path.realpath(h) for h in hidden)
+    me = os.getpid()
+
+    def ours(pid: int) -> bool:  # this kernel or a process it started
+        while pid > 1:
+            if pid == me:
+                return True
+            try:
+                with open(f"/proc/{pid}/stat", "rb") as stat:  # reading a stat file is no audited event of ours
+                    pid = int(stat.read().rsplit(b")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                return False
+        return False
+
+    busy = threading.local()  # the hook's own reads of /proc raise audit events too: do not judge those
+
+    def hook(event: str, args: tuple) -> None:
+        if event not in _READS or not args or isinstance(args[0], int) or args[0] is None:
+            return
+        if getattr(busy, "on", False):
+            return
+        busy.on = True
+        try:
+            judge(args[0])
+        finally:
+            busy.on = False
+
+    def judge(path: object) -> None:
+        try:
+            real = os.path.realpath(os.fsdecode(path))
+        except (TypeError, ValueError):
+            return
+        parts = real.split(os.sep)
+        other_process = len(parts) > 3 and parts[1] == "proc" and parts[2].isdigit() and not ours(int(parts[2]))
+        if other_process or any(real == root or real.startswith(root + os.sep) for root in roots):
+            if log_path:
+                with open(log_path, "a", encoding="utf-8") as log:
+                    log.write(real + "\n")
+            raise PermissionError(f"the grader keeps this from submissions: {real}")
+
+    sys.addaudithook(hook)
 
 
 def judge(config: dict, user_ns: dict) -> None:
@@ -372,7 +455,15 @@ def judge(config: dict, user_ns: dict) -> None:
                     setattr(module, key, installed_checks.____)
     installed_lab = getattr(sys.modules.get("devicelab.lab"), "Lab", None)
     installed_lab = installed_lab if isinstance(installed_lab, type) else None
-    emit("tamper", namespace_evidence(user_ns, lab, exercises, installed_lab))
+    distrust = [f"what the checks read is not PyTorch's own: {finding}" for finding in private[root + ".trust"].untrusted()]
+    denied = _denied(config.get("denied_log", ""))
+    if denied:
+        distrust.append(f"tried to read what the grader keeps from submissions ({len(denied)} times, first "
+                        f"{denied[0][:120]})")
+    started = _descendants()
+    if started:
+        distrust.append(f"processes started by the notebook were still running when it was judged ({len(started)})")
+    emit("tamper", namespace_evidence(user_ns, lab, exercises, installed_lab) + distrust)
     judged = dict(user_ns)
     judged["lab"], judged["device"] = lab, lab.device
     seconds = config["seconds"]

@@ -4,7 +4,8 @@ It reads the code, it runs nothing: assignments, `setattr` or `del` on devicelab
 (but `sys.path` and `torch.backends`), `lab` or `exN`; edits of `sys.modules`; trace, profile and audit
 hooks; `gc` object walks; `ctypes`; `exec`, `eval`, `compile`, `__import__`; IPython event callbacks and
 `run_cell`; a rebound `exec`, `globals`, `get_ipython` (namespace hijacks); `__closure__`, `cell_contents`,
-frames and code objects; IPython startup folders, kernelspecs, site-packages and `.pth` files; the grade-line
+frames and code objects; IPython startup folders, kernelspecs, site-packages and `.pth` files; `/proc`, command
+lines and other notebooks (how one submission would find another); the grade-line
 marker in a string; tests for the meta device (outside chapter 07). Obfuscated code can hide from it: the
 run-time fingerprints and the sandbox are the other layers.
 """
@@ -41,6 +42,9 @@ STARTUP_NAMES = {"profile_dir", "startup_dir", "get_ipython_dir", "locate_profil
                  "jupyter_data_dir", "jupyter_config_dir", "jupyter_runtime_dir", "jupyter_path", "install_kernel_spec",
                  "KernelSpecManager", "getusersitepackages", "getsitepackages", "USER_SITE", "USER_BASE",
                  "ipython_dir"}
+# Where a submission would look for other processes (the grader's command line names the submissions) or for
+# other notebooks: what no lab asks for.
+PEEKING_TEXT = re.compile(r"(^|[/\\])proc([/\\]|$)|\bcmdline\b|\.ipynb\b|\bpsutil\b")
 STARTUP_TEXT = re.compile(r"(\.ipython|ipython_config|profile_default|[/\\]startup\b|kernel\.json|[/\\]kernels\b|"
                           r"\.jupyter|jupyter[/\\]|site-packages|dist-packages|sitecustomize|usercustomize|\.pth\b|"
                           r"IPYTHONDIR|JUPYTER_)", re.I)
@@ -154,6 +158,8 @@ class _Scanner(ast.NodeVisitor):
             self.found.append(f"a string containing the grade marker {MARKER!r}")
         if isinstance(node.value, str) and (match := STARTUP_TEXT.search(node.value)):
             self.found.append(f"names an IPython, Jupyter or interpreter start-up location ({match.group(0)!r})")
+        if isinstance(node.value, str) and (match := PEEKING_TEXT.search(node.value)):
+            self.found.append(f"looks at other processes or notebooks ({match.group(0)!r})")
         if isinstance(node.value, str) and node.value in INTROSPECTION | SHELL_RUNNERS:
             self.found.append(f"a string naming {node.value}")
 

@@ -6,8 +6,13 @@ absolute path of the grader's own interpreter (`python -s -m ipykernel_launcher`
 name that a user's kernelspec could replace, with an environment that points every start-up location into
 the world: a startup file, a kernelspec or a `.pth` file a submission writes there dies with it.
 
-With the sandbox (bubblewrap), the kernel also sees the machine read-only, a private `/tmp` and no network;
-only its world is writable, and the private copy is bound read-only on top of it.
+With the sandbox (bubblewrap), the kernel sees only the system's folders and the interpreter's, read-only, a
+private `/tmp`, its own processes and no network: not the instructor's home, the submissions or the course
+checkout. Only its world is writable, and the private copy is bound read-only on top of it (and is what the
+student's `import devicelab` finds).
+
+Without the sandbox, the grader makes itself a child subreaper (Linux) and, when a kernel has ended, ends every
+process the kernel left behind (`leftovers`).
 """
 
 from __future__ import annotations
@@ -22,8 +27,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 # Variables that would point the kernel at start-up code or folders outside its world.
-DROPPED = ("PYTHONSTARTUP", "PYTHONPATH_EXTRA", "PYTHONUSERBASE", "PYTHONHOME", "PYTHONINSPECT", "PYTHONEXECUTABLE")
+DROPPED = ("PYTHONSTARTUP", "PYTHONPATH_EXTRA", "PYTHONUSERBASE", "PYTHONHOME", "PYTHONINSPECT", "PYTHONEXECUTABLE",
+           "DEVICELAB_GRADER_HIDDEN")
 DROPPED_PREFIXES = ("JUPYTER", "IPYTHON", "XDG_", "MPLCONFIGDIR")
+
+
+TAG = "DEVICELAB_WORLD"  # in the kernel's environment, inherited by whatever it starts: how leftovers are found
 
 
 @dataclass
@@ -55,7 +64,7 @@ class World:
             "JUPYTER_DATA_DIR": str(self.jupyter / "data"), "JUPYTER_RUNTIME_DIR": str(self.runtime),
             "JUPYTER_PLATFORM_DIRS": "1", "XDG_CACHE_HOME": str(self.cache),
             "XDG_CONFIG_HOME": str(self.home / ".config"), "MPLCONFIGDIR": str(self.home / ".config" / "matplotlib"),
-            "PYTHONNOUSERSITE": "1", "PYTHONDONTWRITEBYTECODE": "1",
+            "PYTHONNOUSERSITE": "1", "PYTHONDONTWRITEBYTECODE": "1", TAG: self.root.name,
         })
         return env
 
@@ -95,31 +104,44 @@ def kernel_argv(world: World, sandbox: bool) -> list[str]:
     return [*bwrap_prefix(world), *python]
 
 
+# What a sandboxed kernel sees of the machine, read-only: the system's programs, libraries and settings. Not
+# /root, /home, /work, /srv, /mnt, /media, /opt or the course checkout: a submission sees no one else's files.
+SYSTEM_FOLDERS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/sys")
+
+
+def interpreter_folders() -> list[str]:
+    """The folders of the grader's interpreter and its libraries (the virtual environment, the base Python)."""
+    found: list[str] = []
+    for raw in (sys.prefix, sys.base_prefix, sys.exec_prefix):
+        for path in dict.fromkeys((os.path.abspath(raw), os.path.realpath(raw))):
+            if os.path.isdir(path) and not any(path == kept or path.startswith(kept + "/") for kept in found):
+                found = [kept for kept in found if not kept.startswith(path + "/")] + [path]
+    return sorted(found)
+
+
 def bwrap_prefix(world: World) -> list[str]:
-    """bubblewrap's arguments: the machine read-only, private /tmp, no network; the world writable."""
-    argv = [shutil.which("bwrap") or "bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
-            "--tmpfs", "/tmp", "--tmpfs", "/dev/shm"]
+    """bubblewrap's arguments: the system and the interpreter read-only, a private /tmp, its own processes only
+    (a PID namespace: whatever the kernel starts dies with it), no network; the world writable."""
+    argv = [shutil.which("bwrap") or "bwrap"]
+    for folder in SYSTEM_FOLDERS:
+        if os.path.islink(folder):  # /bin -> usr/bin on merged-/usr systems
+            argv += ["--symlink", os.readlink(folder), folder]
+        elif os.path.isdir(folder):
+            argv += ["--ro-bind", folder, folder]
+    argv += ["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--tmpfs", "/dev/shm"]
     for device in sorted(glob.glob("/dev/nvidia*")) + sorted(glob.glob("/dev/dri/*")):
         argv += ["--dev-bind", device, device]  # a GPU stays usable inside
-    # The private /tmp hides whatever lives there: an interpreter or a checkout under /tmp (a clone made for a CI
-    # run, say) is put back, read-only.
-    for path in _under_tmp([sys.prefix, sys.base_prefix, sys.exec_prefix, *sys.path, str(Path(__file__).parents[2])]):
-        argv += ["--ro-bind", path, path]
+    for folder in interpreter_folders():
+        argv += ["--ro-bind", folder, folder]
     root = str(world.root)
     argv += ["--bind", root, root, "--ro-bind", str(world.checks), str(world.checks),
-             "--unshare-net", "--unshare-ipc", "--unshare-uts", "--die-with-parent", "--chdir", str(world.work), "--"]
+             "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--new-session",
+             "--die-with-parent", "--chdir", str(world.work),
+             "--setenv", "PYTHONPATH", str(world.checks),  # the student's `import devicelab`: the private copy
+             # ipykernel exits when its parent looks like init (pid 1, bwrap's, in a PID namespace): no parent poll;
+             # --die-with-parent ends the sandbox with the grader instead.
+             "--unsetenv", "JPY_PARENT_PID", "--"]
     return argv
-
-
-def _under_tmp(paths: list[str]) -> list[str]:
-    """The existing folders among `paths` that a private /tmp would hide, outermost only."""
-    found: list[str] = []
-    for raw in sorted({os.path.realpath(p) for p in paths if p} | {os.path.abspath(p) for p in paths if p}):
-        if not raw.startswith(("/tmp/", "/dev/shm/")) or not os.path.isdir(raw):
-            continue
-        if not any(raw == kept or raw.startswith(kept + "/") for kept in found):
-            found.append(raw)
-    return found
 
 
 def sandbox_problem() -> str | None:
@@ -152,3 +174,100 @@ def kernel_manager(world: World, sandbox: bool):  # noqa: ANN201 - jupyter_clien
     manager._kernel_spec = KernelSpec(argv=kernel_argv(world, sandbox), display_name="devicelab grader",
                                       language="python", interrupt_mode="message", resource_dir=str(world.root))
     return manager
+
+
+# --- processes a kernel leaves behind ------------------------------------------------------------------------
+PR_SET_CHILD_SUBREAPER = 36  # linux/prctl.h
+
+
+def become_subreaper() -> bool:
+    """Make this process the one that inherits its descendants' orphans (Linux); False where that is not possible."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def _processes() -> dict[int, int]:
+    """Every live process this user can see (zombies aside): {pid: parent pid}."""
+    found = {}
+    for entry in os.listdir("/proc") if os.path.isdir("/proc") else []:
+        if entry.isdigit():
+            try:
+                fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
+                if fields[0] not in ("Z", "X"):
+                    found[int(entry)] = int(fields[1])
+            except (OSError, ValueError, IndexError):
+                continue
+    return found
+
+
+def children() -> set[int]:
+    """This process's children now."""
+    me = os.getpid()
+    return {pid for pid, parent in _processes().items() if parent == me}
+
+
+def _tagged(world: World) -> set[int]:
+    mark = f"{TAG}={world.root.name}".encode()
+    found = set()
+    for pid in _processes():
+        try:
+            if mark in Path(f"/proc/{pid}/environ").read_bytes().split(b"\0"):
+                found.add(pid)
+        except OSError:
+            continue
+    return found
+
+
+def _command(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace").strip()[:80]
+    except OSError:
+        return "?"
+
+
+def end_leftovers(world: World, before: set[int]) -> list[str]:
+    """End every process a finished kernel left behind: the ones that carry its world's tag, and the orphans
+    handed to this (subreaper) process since `before`, with all their descendants. Returns what was ended."""
+    import signal
+    import time
+
+    me = os.getpid()
+    ended: list[str] = []
+    for _ in range(3):  # a process may fork while it is being ended: look again
+        parents = _processes()
+        doomed = (_tagged(world) | {pid for pid, parent in parents.items() if parent == me and pid not in before}) - {me}
+        grew = True
+        while grew:
+            more = {pid for pid, parent in parents.items() if parent in doomed} - doomed
+            doomed |= more
+            grew = bool(more)
+        if not doomed:
+            break
+        ended += [f"{pid} ({_command(pid)})" for pid in sorted(doomed)]
+        for pid in doomed:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                continue
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline and any(_alive(pid) for pid in doomed):
+            for pid in doomed:
+                try:
+                    os.waitpid(pid, os.WNOHANG)  # orphans this process inherited are its children: reap them
+                except OSError:
+                    pass
+            time.sleep(0.05)
+    return ended
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state != "Z"

@@ -155,7 +155,7 @@ def test_moving_the_input_inside_forward_leaves_the_labels_and_the_other_tensors
         nn.functional.mse_loss(out, y) + out.sum()  # the labels reach the loss on the CPU
 
 
-def test_an_element_wise_op_prints_the_short_form_of_the_generated_check():
+def test_an_element_wise_op_prints_tensoriterators_short_check():
     """An element-wise op's CUDA check (x - mean) prints "found at least two devices, <GPU> and cpu!", GPU first.
 
     zh: 逐元素运算（x - mean）的 CUDA 检查打印 "found at least two devices, <GPU> and cpu!"，GPU 在前。

@@ -164,7 +164,7 @@ def test_the_fixed_model_runs_on_meta_and_on_the_cpu():
         assert out.device == device and tuple(out.shape) == (2, 2)
 
 
-def test_element_wise_ops_print_the_short_form_of_the_generated_check_on_a_gpu():
+def test_element_wise_ops_print_tensoriterators_short_check_on_a_gpu():
     """CUDA add and mul of a GPU tensor and a CPU table print "found at least two devices, <GPU> and cpu!", no argument.
 
     zh: GPU 张量与 CPU 上的表做 CUDA 加法、乘法时打印 "found at least two devices, <GPU> and cpu!"，不点名参数。

@@ -58,6 +58,15 @@ def test_a_device_error_is_explained_under_its_traceback_in_the_chosen_language(
     assert traceback and "这是设备错误" in printed and "/zh/" in printed
 
 
+def test_an_error_a_chapter_covers_that_is_not_a_device_error_is_explained_too(kernel):
+    """The page says: device errors, and the other errors a chapter covers (a dtype mismatch here), are explained."""
+    run(kernel, "%load_ext devicelab")
+    run(kernel, "import devicelab; devicelab.install(lang='en')")
+    printed, traceback = run(kernel, "import torch\ntorch.nn.Linear(3, 3)(torch.randn(2, 3).half())\n")
+    assert traceback and "dtype" in "".join(traceback).lower() + printed.lower()
+    assert chapter_url("08-amp", "en") in printed
+
+
 def test_other_errors_are_left_alone(kernel):
     run(kernel, "%load_ext devicelab")
     printed, traceback = run(kernel, "1 / 0")

@@ -1,0 +1,114 @@
+"""What a check may trust: PyTorch's own types, read through PyTorch's own descriptors.
+
+A check reads a learner's tensors, modules and optimizers. Their answers (a tensor's `.device`, a module's
+`.parameters()`, an optimizer's `.state`) come from whatever class the object has, so a class the notebook
+wrote can say anything: a `torch.Tensor` subclass whose `device` property returns the device it was asked for
+passes a check without moving a byte. `untrusted()` lists what would make a verdict worthless:
+
+- a subclass of `torch.Tensor` that is not PyTorch's (or this package's) own;
+- a subclass of `nn.Module` or `torch.optim.Optimizer` written outside an installed library (in the notebook)
+  that redefines what the checks read (`parameters`, `to`, `state_dict`, `state`, ...);
+- PyTorch's own `Tensor`, `Module` or `Optimizer` with one of those attributes replaced since this module was
+  imported.
+
+`device_of`, `dtype_of` and `shape_of` read a tensor through `torch._C.TensorBase`'s descriptors, which no
+subclass and no assignment to `torch.Tensor` can change.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import types
+
+import torch
+from torch import nn
+
+_TENSOR_BASE = torch._C.TensorBase
+_TENSOR_NAMES = ("device", "is_meta", "is_cuda", "dtype", "shape", "size", "data", "to", "cpu", "cuda", "type",
+                 "__class__", "__getattribute__", "__getattr__", "__torch_function__", "__torch_dispatch__", "numel")
+_MODULE_NAMES = ("parameters", "named_parameters", "buffers", "named_buffers", "children", "named_children",
+                 "modules", "named_modules", "state_dict", "load_state_dict", "to", "cuda", "cpu", "_apply", "apply",
+                 "type", "float", "half", "__getattr__", "__getattribute__", "__setattr__", "__class__", "__call__",
+                 "_call_impl")
+_OPTIMIZER_NAMES = ("state", "param_groups", "state_dict", "load_state_dict", "step", "zero_grad", "add_param_group",
+                    "__getattr__", "__getattribute__", "__setattr__", "__class__")
+_WATCHED = ((torch.Tensor, _TENSOR_NAMES), (nn.Module, _MODULE_NAMES), (torch.optim.Optimizer, _OPTIMIZER_NAMES))
+# PyTorch's own attributes as they were when the checks were loaded.
+_ORIGINAL = {(base, name): base.__dict__.get(name) for base, names in _WATCHED for name in names}
+_OWN_FOLDERS = tuple(os.path.realpath(os.path.dirname(m.__file__)) + os.sep for m in (torch, sys.modules[__package__]))
+
+
+def device_of(tensor: torch.Tensor) -> torch.device:
+    """The device a tensor really is on (PyTorch's own descriptor, whatever the tensor's class says)."""
+    return _TENSOR_BASE.device.__get__(tensor)
+
+
+def dtype_of(tensor: torch.Tensor) -> torch.dtype:
+    """The tensor's real dtype."""
+    return _TENSOR_BASE.dtype.__get__(tensor)
+
+
+def shape_of(tensor: torch.Tensor) -> torch.Size:
+    """The tensor's real shape."""
+    return _TENSOR_BASE.shape.__get__(tensor)
+
+
+def _defined_in(cls: type, folders: tuple[str, ...]) -> bool:
+    """Whether a class is one that a module inside `folders` defines: found there under its name, or made inside a
+    function there (`<locals>`) from code there, without redefining what the checks read."""
+    module = sys.modules.get(getattr(cls, "__module__", "") or "")
+    path = getattr(module, "__file__", None) or ""
+    if not isinstance(module, types.ModuleType) or not os.path.realpath(path).startswith(folders):
+        return False
+    found: object = module
+    for part in getattr(cls, "__qualname__", "").split("."):
+        found = getattr(found, part, None)
+    if found is cls:
+        return True
+    codes = [getattr(getattr(v, "fget", v), "__code__", None) for v in vars(cls).values()]
+    return ("<locals>" in getattr(cls, "__qualname__", "") and not set(vars(cls)) & set(_TENSOR_NAMES)
+            and all(os.path.realpath(c.co_filename).startswith(folders) for c in codes if c is not None))
+
+
+def _written_in_a_notebook(cls: type) -> bool:
+    """A class from the notebook: module `__main__`, or a method compiled from no file on disk."""
+    if getattr(cls, "__module__", None) == "__main__":
+        return True
+    for value in vars(cls).values():
+        function = getattr(value, "fget", value)
+        code = getattr(getattr(function, "__func__", function), "__code__", None)
+        if code is not None and not os.path.isfile(code.co_filename):
+            return True
+    return False
+
+
+def _subclasses(base: type) -> list[type]:
+    seen, todo = [], list(type.__subclasses__(base))
+    while todo:
+        cls = todo.pop()
+        if cls not in seen:
+            seen.append(cls)
+            todo.extend(type.__subclasses__(cls))
+    return seen
+
+
+def _name(cls: type) -> str:
+    return f"{getattr(cls, '__module__', '?')}.{getattr(cls, '__qualname__', '?')}".removeprefix("__main__.")
+
+
+def untrusted() -> list[str]:
+    """What in this process a check cannot trust (see the module's docstring); empty when all is PyTorch's own."""
+    found = []
+    for (base, name), original in _ORIGINAL.items():
+        if base.__dict__.get(name) is not original:
+            found.append(f"torch's own {base.__name__}.{name} was replaced")
+    for cls in _subclasses(_TENSOR_BASE):
+        if cls is not torch.Tensor and not _defined_in(cls, _OWN_FOLDERS):
+            found.append(f"a tensor class of its own: {_name(cls)}")
+    for base, names in _WATCHED[1:]:
+        for cls in _subclasses(base):
+            redefined = sorted(set(vars(cls)) & set(names))
+            if redefined and _written_in_a_notebook(cls):
+                found.append(f"{_name(cls)} redefines {', '.join(redefined)}")
+    return found

@@ -1,0 +1,213 @@
+"""The grader trusts nothing a submission made: values it made, processes it started, files it could see.
+
+Submissions are kept outside /tmp, as an instructor's are, and graded by the `devicelab grade` command (a real
+command line, which a submission may look for in /proc), with the sandbox on and off. Beside the forgeries, an
+honest notebook must be graded right.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from devicelab.grading import world as worlds
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from test_grading import EXERCISES, notebook, plant  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+MARK = f"devicelab-forgery-{uuid.uuid4().hex[:12]}"  # in every process a forgery starts: how the test finds them
+
+# 1. A tensor whose `device` says what it was asked, returned by to_device without moving anything.
+LYING_TO_DEVICE = '''\
+import torch
+
+
+class Here(torch.Tensor):
+    claimed = None
+
+    @property
+    def device(self):
+        return self.claimed if self.claimed is not None else torch.Tensor.device.__get__(self)
+
+
+def to_device(model, inputs, labels, device):
+    model.to(device)
+    def claim(tensor):
+        fake = tensor.as_subclass(Here)
+        fake.claimed = torch.device(device)
+        return fake
+    return model, claim(inputs), claim(labels)
+'''
+
+# 2. A process that outlives its kernel, waits for the gradebook named on the grader's command line and rewrites
+#    its own row to full marks.
+OUTLIVING = f'''\
+import subprocess, sys
+waiter = r"""
+import csv, os, sys, time
+deadline = time.time() + 300
+while time.time() < deadline:
+    for pid in os.listdir("/" + "pr" + "oc"):
+        try:
+            with open("/" + "pr" + "oc/" + pid + "/cmd" + "line", "rb") as f:
+                argv = f.read().split(bytes(1))
+        except OSError:
+            continue
+        if b"--out" in argv:
+            out = argv[argv.index(b"--out") + 1].decode()
+            if os.path.exists(out):
+                rows = list(csv.DictReader(open(out)))
+                if rows and any("forge-outlive" in r["submission"] for r in rows):
+                    for r in rows:
+                        if "forge-outlive" in r["submission"]:
+                            r.update({{k: "correct" for k in {EXERCISES!r}}}, tampered="")
+                    with open(out, "w", newline="") as f:
+                        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+                        w.writeheader()
+                        w.writerows(rows)
+                    sys.exit(0)
+    time.sleep(0.2)
+"""
+subprocess.Popen([sys.executable, "-c", waiter, "{MARK}"], start_new_session=True,
+                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+'''
+
+# 3. Reading a classmate's submission (found through the grader's command line) and taking its answers.
+PEEKING = '''\
+import ast, glob, json, os
+answers = {}
+for pid in os.listdir("/" + "pr" + "oc"):
+    try:
+        with open("/" + "pr" + "oc/" + pid + "/cmd" + "line", "rb") as f:
+            argv = f.read().decode(errors="replace").split(chr(0))
+    except OSError:
+        continue
+    for arg in argv:
+        for path in glob.glob(os.path.join(arg, "*honest*")) if os.path.isdir(arg) else []:
+            for cell in json.load(open(path))["cells"]:
+                for line in "".join(cell["source"]).splitlines():
+                    if line.startswith("answer_") and " = " in line:
+                        name, value = line.split(" = ", 1)
+                        answers[name] = ast.literal_eval(value.split("#")[0].strip())
+globals().update(answers)
+'''
+
+
+def forgeries() -> dict[str, dict]:
+    solved, untouched = notebook("solutions"), notebook("labs")
+    return {
+        "honest.ipynb": solved,
+        "forge-subclass.ipynb": plant(solved, replace={"def to_device(": LYING_TO_DEVICE}),
+        "forge-outlive.ipynb": plant(untouched, after={"ex1, ex2 = lab.exercises": OUTLIVING}),
+        "forge-peek.ipynb": plant(untouched, replace={"answer_1 =": PEEKING}),
+    }
+
+
+def alive_with_mark() -> list[int]:
+    found = []
+    for entry in os.listdir("/proc"):
+        try:
+            if entry.isdigit() and MARK.encode() in Path(f"/proc/{entry}/cmdline").read_bytes():
+                found.append(int(entry))
+        except OSError:
+            continue
+    return found
+
+
+@pytest.fixture(scope="module", params=["--sandbox", "--no-sandbox"])
+def isolation(request):
+    if request.param == "--sandbox" and worlds.sandbox_problem() is not None:
+        pytest.skip(f"no sandbox here: {worlds.sandbox_problem()}")
+    folder = ROOT / ".cache" / f"submissions-{uuid.uuid4().hex[:8]}"  # outside /tmp, as an instructor's are
+    folder.mkdir(parents=True)
+    try:
+        for name, nb in forgeries().items():
+            (folder / name).write_text(json.dumps(nb), encoding="utf-8")
+        out, feedback = folder.parent / f"{folder.name}.csv", folder.parent / f"{folder.name}-feedback"
+        done = subprocess.run([sys.executable, "-m", "devicelab", "grade", str(folder), "--out", str(out), "-j", "2",
+                               "--timeout", "120", "--feedback", str(feedback), request.param],
+                              capture_output=True, text=True, timeout=900)
+        assert done.returncode == 0, done.stderr[-2000:]
+        survivors = alive_with_mark()
+        time.sleep(2)  # what a forged process would do after the grader wrote the gradebook
+        rows = {Path(r["submission"]).stem: r for r in csv.DictReader(out.open(encoding="utf-8"))}
+        findings = {p.stem: json.loads(p.read_text(encoding="utf-8")) for p in feedback.rglob("*.json")}
+        yield request.param, rows, findings, survivors
+    finally:
+        for pid in alive_with_mark():
+            os.kill(pid, 9)
+        shutil.rmtree(folder, ignore_errors=True)
+        for leftover in folder.parent.glob(f"{folder.name}*"):
+            shutil.rmtree(leftover, ignore_errors=True) if leftover.is_dir() else leftover.unlink()
+
+
+def verdicts(row: dict) -> list[str]:
+    return [row[name] for name in EXERCISES]
+
+
+def test_the_honest_notebook_is_graded_right_beside_the_forgeries(isolation):
+    _, rows, _, _ = isolation
+    row = rows["honest"]
+    assert verdicts(row) == ["correct"] * len(EXERCISES) and not row["tampered"], (row["problem"], row["tampered"])
+
+
+def test_a_tensor_that_lies_about_its_device_earns_nothing_and_is_flagged(isolation):
+    _, rows, findings, _ = isolation
+    row = rows["forge-subclass"]
+    assert row["ex2"] != "correct" and row["tampered"], row
+    assert any("tensor class of its own: Here" in f for f in findings["forge-subclass"]["tampered"])
+    assert "cannot trust" in findings["forge-subclass"]["messages"]["ex2"]
+
+
+def test_no_process_a_submission_started_outlives_the_run(isolation):
+    mode, rows, findings, survivors = isolation
+    assert not survivors and not alive_with_mark()
+    row = rows["forge-outlive"]
+    assert "correct" not in verdicts(row) and row["tampered"], row  # the gradebook was not rewritten
+    said = " ".join(findings["forge-outlive"]["tampered"])
+    assert "still running when it was judged" in said
+    if mode == "--no-sandbox":
+        assert "outlived its kernel" in said
+
+
+def test_a_submission_cannot_take_a_classmates_answers(isolation):
+    mode, rows, findings, _ = isolation
+    row = rows["forge-peek"]
+    if mode == "--sandbox":  # it sees neither the grader's command line nor the submissions folder
+        assert row["ex1"] != "correct", row
+    else:  # the same account can read the files: the scan flags the attempt, and a flagged row earns nothing
+        assert row["tampered"] and "keeps from submissions" in " ".join(findings["forge-peek"]["tampered"])
+
+
+def test_in_the_sandbox_another_submission_and_the_checkout_cannot_be_read(tmp_path):
+    if worlds.sandbox_problem() is not None:
+        pytest.skip(f"no sandbox here: {worlds.sandbox_problem()}")
+    secret = ROOT / ".cache" / f"classmate-{uuid.uuid4().hex[:8]}.ipynb"
+    secret.parent.mkdir(parents=True, exist_ok=True)
+    secret.write_text("answer_1 = 'cpu'", encoding="utf-8")
+    world = worlds.new_world()
+    try:
+        world.write_package({"__init__.py": b""})
+        probe = ("import os, sys\n"
+                 f"paths = [{str(secret)!r}, {str(ROOT / 'README.md')!r}]\n"
+                 "seen = [p for p in paths if os.path.exists(p)]\n"
+                 "others = [p for p in os.listdir('/proc') if p.isdigit() and int(p) > 3]\n"
+                 "print(seen, len(others))\n")
+        done = subprocess.run([*worlds.bwrap_prefix(world), sys.executable, "-s", "-c", probe], capture_output=True,
+                              text=True, timeout=60, env=world.env())
+        assert done.returncode == 0, done.stderr
+        seen, others = done.stdout.rsplit(" ", 1)
+        assert seen == "[]" and int(others) == 0, done.stdout  # nothing of theirs, no process but its own
+    finally:
+        world.remove()
+        secret.unlink()

@@ -11,7 +11,7 @@ import sys
 
 COMMANDS = {
     "explain": ("devicelab.explain", "read a pasted error message or traceback: what it means, the fix, the chapter"),
-    "lint": ("devicelab.lint", "find the device mistakes of chapters 01-09 in scripts and notebooks, without running them"),
+    "lint": ("devicelab.lint", "find the device mistakes of chapters 01-09 in scripts and notebooks, unrun"),
     "grade": ("devicelab.grading", "grade students' lab notebooks (the instructor's grader)"),
 }
 
@@ -27,7 +27,8 @@ def usage() -> str:
 def version() -> str:
     """The installed package's version (or the checkout's, when it is not installed)."""
     try:
-        from importlib.metadata import PackageNotFoundError, version as installed
+        from importlib.metadata import PackageNotFoundError
+        from importlib.metadata import version as installed
         return installed("devicelab")
     except PackageNotFoundError:  # run from a checkout without installing
         return "unknown (not installed)"

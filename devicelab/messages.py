@@ -51,7 +51,8 @@ CATALOGUE: dict[str, dict[str, str]] = {
         "and optimizers; a class that answers `.device` or `.parameters()` in its own way is not what was asked. "
         "Remove it (restart the kernel and run the notebook again) and answer with PyTorch's own types.",
         "zh": "检查无法信任你的代码返回的东西：{what}。检查读取的是 PyTorch 自己的张量、模块和优化器；"
-        "自己定义 `.device` 或 `.parameters()` 返回什么的类，并不是题目要的东西。请去掉它（重启内核，再把笔记本从头运行一遍），"
+        "自己定义 `.device` 或 `.parameters()` 返回什么的类，并不是题目要的东西。请去掉它（重启内核，再把笔记本从头运行"
+        "一遍），"
         "用 PyTorch 自己的类型作答。",
     },
     "check.crashed": {

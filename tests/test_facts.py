@@ -47,7 +47,8 @@ def test_a_fact_has_both_languages_and_the_tests_it_rests_on_exist(ident):
         path, _, name = node.partition("::")
         assert name in test_names(ROOT / path), f"{ident}: no test {node}"
     for node in fact.get("gpu", []):
-        assert node.split("::")[1].startswith("test_gpu") or is_gpu_marked(ROOT / node.split("::")[0], node.split("::")[1])
+        path, _, name = node.partition("::")
+        assert name.startswith("test_gpu") or is_gpu_marked(ROOT / path, name), f"{node} is not a GPU test"
 
 
 def test_a_fact_marker_naming_no_fact_fails():
@@ -129,7 +130,8 @@ def test_every_test_a_text_names_exists():
 GPU_RECORD = json.loads((ROOT / "devicelab" / "data" / "gpu_captures.json").read_text(encoding="utf-8"))
 # A duration or a figure measured on a GPU, in either language.
 MEASURED = re.compile(
-    r"\b\d+(?:\.\d+)?\s*(?:minutes?|min|seconds?|ms|s)\b[^.\n]{0,25}\bon (?:a|an|the|one)?\s*(?:T4|H100|H200|A100|GPU)\b"
+    r"\b\d+(?:\.\d+)?\s*(?:minutes?|min|seconds?|ms|s)\b[^.\n]{0,25}\bon (?:a|an|the|one)?\s*"
+    r"(?:T4|H100|H200|A100|GPU)\b"
     r"|(?:T4|H100|H200|A100|GPU)\s*上[^。\n]{0,8}?\d+(?:\.\d+)?\s*(?:分钟|秒|毫秒)"
 )
 
@@ -155,4 +157,5 @@ def test_a_not_yet_on_a_gpu_sentence_matches_the_gpu_record():
     said = sorted(name for name, text in PROSE.items() if NOT_YET.search(text))
     assert said, "the pages say which GPU parts have not run yet"
     assert not GPU_RECORD["captures"] and not GPU_RECORD["claims"], (
-        "the GPU record now holds a run: update these sentences (and this test) to what it measured: " + ", ".join(said))
+        "the GPU record now holds a run: update these sentences (and this test) to what it measured: "
+        + ", ".join(said))

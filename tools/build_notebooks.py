@@ -117,7 +117,7 @@ def code_without_comments(code: str) -> list[str]:
         # Not plain Python (a shell line, a magic): compare lines with `#` comments cut off.
         return [line.split("#", 1)[0].rstrip() for line in code.splitlines() if line.split("#", 1)[0].strip()]
     skip = {tokenize.COMMENT, tokenize.NL, tokenize.INDENT, tokenize.DEDENT, tokenize.ENDMARKER}
-    kept = _printed_as_placeholders(_fstrings_joined([(tok.type, tok.string) for tok in tokens if tok.type not in skip]))
+    kept = _printed_as_placeholders(_fstrings_joined([(t.type, t.string) for t in tokens if t.type not in skip]))
     # A comment-only line leaves a NEWLINE behind in some contexts: collapse repeated NEWLINEs.
     out: list[str] = []
     for kind, text in kept:

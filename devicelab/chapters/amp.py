@@ -526,12 +526,14 @@ messages.add(
         "ch08.ex3.clip_before_unscale": {
             "en": "the gradients were clipped while still multiplied by the scale, so the step came out about "
             "scale times too small. Unscale them first.",
-            "zh": "梯度在仍然乘着缩放因子的时候就被裁剪了，所以这一步只有应有大小的约 1/缩放因子。请先把梯度还原（unscale）。",
+            "zh": "梯度在仍然乘着缩放因子的时候就被裁剪了，所以这一步只有应有大小的约 1/缩放因子。请先把梯度还原（"
+            "unscale）。",
         },
         "ch08.ex3.scaled_step": {
             "en": "the optimizer stepped with the scaled gradients — scale times too large. Let the scaler do the "
             "step, and unscale before clipping.",
-            "zh": "优化器用缩放后的梯度做了更新，大了“缩放因子”倍。请让梯度缩放器（`scaler.step`）来执行这一步，并在裁剪之前先还原梯度。",
+            "zh": "优化器用缩放后的梯度做了更新，大了“缩放因子”倍。请让梯度缩放器（`scaler.step`）来执行这一步，并在裁"
+            "剪之前先还原梯度。",
         },
         "ch08.ex3.not_scaled": {
             "en": "the loss was not scaled before backward, yet the gradients were divided by the scale: the step "

@@ -126,6 +126,15 @@ def device_of(value: str) -> str:
         return glued.group(1) + ":" + glued.group(2)
     if re.fullmatch(r"\d+", v):
         return "cuda:" + v
+    numbered = re.fullmatch(r"(?:cuda |gpu )?device (\d+)", low, re.ASCII)  # "device 1", "CUDA device 0"
+    if numbered:
+        return "cuda:" + numbered.group(1)
+    if v in ("显卡", "显存"):
+        return "cuda"
+    if v == "内存":
+        return "cpu"
+    if low == "tpu":
+        return "xla"
     if low in ("gpu", "cuda"):
         return "cuda"
     if low == "cpu":

@@ -153,7 +153,8 @@ SAME_DEVICE = ErrorKind(
     },
     reading_by_marker={
         "_mps": {
-            "en": "On Apple's MPS device a kernel found one of its tensors with no storage on the MPS device: a tensor it "
+            "en": "On Apple's MPS device a kernel found one of its tensors with no storage on the MPS device: a tensor "
+            "it "
             "uses is still on the CPU (the batch, a layer's weight, or a tensor made without `device=`). This wording "
             "names neither the tensor nor the argument: print the `.device` of every tensor the operation uses, and "
             "move the one on the CPU to `mps`.",
@@ -162,10 +163,12 @@ SAME_DEVICE = ErrorKind(
             "打印这个运算用到的每个张量的 `.device`，把在 CPU 上的那个移到 `mps`。",
         },
         "_expected": {
-            "en": "An operation (the TensorIterator check of an older PyTorch) expected its tensors on {want} and got one "
+            "en": "An operation (the TensorIterator check of an older PyTorch) expected its tensors on {want} and got "
+            "one "
             "on {found}: this wording lists the expected device first, then the one it got. Decide which device you "
             "meant and move whatever is on the other one.",
-            "zh": "某个运算（较早 PyTorch 版本的 TensorIterator 检查）要求张量在 {want} 上，却得到了一个在 {found} 上的张量："
+            "zh": "某个运算（较早 PyTorch 版本的 TensorIterator 检查）要求张量在 {want} 上，却得到了一个在 {found} 上的"
+            "张量："
             "这种措辞先列出期望的设备，再列出实际得到的设备。想清楚本该在哪个设备上，再把不在那里的东西移过去。",
         },
     },
@@ -211,7 +214,8 @@ CONV = ErrorKind(
     example="Input type (torch.cuda.FloatTensor) and weight type (torch.FloatTensor) should be the same",
     reading_by_marker={
         "_mps": {
-            "en": "On Apple's MPS device a kernel found one of its tensors with no storage on the MPS device: a tensor it "
+            "en": "On Apple's MPS device a kernel found one of its tensors with no storage on the MPS device: a tensor "
+            "it "
             "uses is still on the CPU (the batch, a layer's weight, or a tensor made without `device=`). This wording "
             "names neither the tensor nor the argument: print the `.device` of every tensor the operation uses, and "
             "move the one on the CPU to `mps`.",
@@ -330,8 +334,10 @@ RNN = ErrorKind(
         "state is not a parameter: `model.to()` never moves the `h0` you build. Create it where the input is: "
         "`x.new_zeros(layers, batch, hidden)` or `torch.zeros(..., device=x.device)` — or pass no hidden state at all "
         "(zeros on the input's device are the default).",
-        "zh": "RNN、LSTM 和 GRU 在运行前会检查输入张量和它们自己的张量（隐藏状态、参数）是否在同一个设备上：输入在 {want} "
-        "上，报错点名的 `{arg}` 张量在 {found} 上。先想清楚应该在哪个设备上，再把另一个移过去。隐藏状态不是参数：`model.to()` 不会移动你自己构造的 "
+        "zh": "RNN、LSTM 和 GRU 在运行前会检查输入张量和它们自己的张量（隐藏状态、参数）是否在同一个设备上：输入在 "
+        "{want} "
+        "上，报错点名的 `{arg}` 张量在 {found} 上。先想清楚应该在哪个设备上，再把另一个移过去。隐藏状态不是参数："
+        "`model.to()` 不会移动你自己构造的 "
         "`h0`。请在输入所在的设备上创建它：`x.new_zeros(layers, batch, hidden)` 或 "
         "`torch.zeros(..., device=x.device)`；也可以干脆不传隐藏状态（默认就是输入所在设备上的全零张量）。",
     },
@@ -414,21 +420,28 @@ META = ErrorKind(
     example="Tensor on device meta is not on the expected device cuda:0!",
     reading_by_marker={
         "_meta": {
-            "en": "A tensor on the `meta` device has a shape and a dtype but no values, so nothing can be copied out of it "
-            "or read from it. A model built on `meta` (or with `init_empty_weights`, or loaded with `low_cpu_mem_usage`) "
+            "en": "A tensor on the `meta` device has a shape and a dtype but no values, so nothing can be copied out "
+            "of it "
+            "or read from it. A model built on `meta` (or with `init_empty_weights`, or loaded with "
+            "`low_cpu_mem_usage`) "
             "still has parameters there: load its weights into it with `load_state_dict(..., assign=True)`, or make "
             "real, empty tensors with `model.to_empty(device=...)` and then load them, before moving it or running it.",
-            "zh": "`meta` 设备上的张量有形状和 dtype，却没有数值，所以不能从中复制或读出任何东西。在 `meta` 上构造的模型"
+            "zh": "`meta` 设备上的张量有形状和 dtype，却没有数值，所以不能从中复制或读出任何东西。在 `meta` 上构造的模"
+            "型"
             "（或用 `init_empty_weights` 构造、用 `low_cpu_mem_usage` 加载的模型）仍有参数留在那里：先用 "
-            "`load_state_dict(..., assign=True)` 把权重装进去，或用 `model.to_empty(device=...)` 生成真实的空张量再加载，"
+            "`load_state_dict(..., assign=True)` 把权重装进去，或用 `model.to_empty(device=...)` 生成真实的空张量再加载"
+            "，"
             "然后再移动或运行它。",
         },
         "_storage": {
             "en": "A tensor on {found} was given a storage that lives on {want} (`load_state_dict(..., assign=True)`, "
-            "`set_()`): a tensor and its storage must be on the same device. Load the checkpoint onto the model's device "
+            "`set_()`): a tensor and its storage must be on the same device. Load the checkpoint onto the model's "
+            "device "
             "(`torch.load(..., map_location=...)`) first.",
-            "zh": "一个在 {found} 上的张量被换上了一个在 {want} 上的存储（`load_state_dict(..., assign=True)`、`set_()`）："
-            "张量和它的存储必须在同一个设备上。请先把检查点加载到模型所在的设备上（`torch.load(..., map_location=...)`）。",
+            "zh": "一个在 {found} 上的张量被换上了一个在 {want} 上的存储（`load_state_dict(..., assign=True)`、"
+            "`set_()`）："
+            "张量和它的存储必须在同一个设备上。请先把检查点加载到模型所在的设备上（`torch.load(..., "
+            "map_location=...)`）。",
         },
     },
     reading={
@@ -772,6 +785,112 @@ HAND_WRITTEN = ErrorKind(
     },
 )
 
+# --------------------------------------------------------------------------------------------- the general reading
+# Any message, in any library's words or in Chinese, that names two places a tensor can live, or says a thing is
+# expected on one and found on another, is a device-placement error, even when no family above knows its wording.
+# What the paste is about (a generator, a replica, a checkpoint, an optimizer, an index, a hidden state) chooses
+# the chapter; the answer is never confident, and chapter 09's method is always among the candidates.
+DW = (r"(?:torch\.cuda\.\w+Tensor|torch\.(?:Float|Double|Half|Long|Int|Byte|Bool|BFloat16)Tensor|" + D +
+      r"|GPU|CPU|gpu|Cuda|CUDA|Mps|MPS|XLA|TPU|(?:cuda |CUDA |GPU )?device \d+)")
+DW_ZH = r"(?:" + DW + r"|显卡|显存|内存)"
+_CUT = r"[^.!?;\n。！？；]"  # within one sentence
+TWO_DEVICES = ErrorKind(
+    name="two_devices",
+    chapter="01-devices",
+    confident=False,
+    causes=("batch_not_moved", "model_not_moved", "tensor_made_inside"),
+    candidates=("05-inside", "09-debugging"),
+    fallback=True,
+    patterns=(
+        # "expected ... on X ... but got/found ... Y", in any library's words
+        r"(?:[Ee]xpect(?:ed|s|ing)?|should (?:be|live)|must (?:be|live)|needs? to be|requires?|wants?|supposed to be)\b"
+        + _CUT + r"{0,80}?\b(?P<want>" + DW + r")(?![\w-])" + _CUT + r"{0,100}?\b(?:but|got|found|received|"
+        r"instead|whereas|while|is on|was on|are on|is in|lives on|not)\b" + _CUT + r"{0,80}?\b(?P<found>"
+        + DW + r")(?![\w-])",
+        # "X is on A ... Y is on B", "tensors on A and B", "devices A and B", "A vs B"
+        r"\b(?:[Dd]evices?|on|in)\b" + _CUT + r"{0,60}?\b(?P<want>" + DW + r")(?![\w-])" + _CUT +
+        r"{0,50}?\b(?:and|vs\.?|versus|or|but|while|whereas|yet)\b" + _CUT + r"{0,50}?\b(?P<found>" + DW +
+        r")(?![\w-])",
+        # the legacy type names carry the device: a torch.cuda.*Tensor beside a torch.*Tensor
+        r"(?P<want>torch\.cuda\.\w+Tensor)\b[^\n]{0,200}?(?P<found>torch\.(?!cuda\.)[A-Z]\w*Tensor)\b",
+        r"(?P<want>torch\.(?!cuda\.)[A-Z]\w*Tensor)\b[^\n]{0,200}?(?P<found>torch\.cuda\.\w+Tensor)\b",
+        # Chinese: "期望在 X 上，却在 Y 上", "X 和 Y 上的张量不在同一设备"
+        r"(?:期望|应该|应当|需要|要求|预期)" + _CUT + r"{0,40}?(?P<want>" + DW_ZH + r")" + _CUT +
+        r"{0,60}?(?:但|却|而|实际|得到|发现|然而)" + _CUT + r"{0,40}?(?P<found>" + DW_ZH + r")",
+        r"(?P<want>" + DW_ZH + r")" + _CUT + r"{0,30}?(?:和|与|跟|或)" + _CUT + r"{0,30}?(?P<found>" + DW_ZH + r")" + _CUT +
+        r"{0,30}?(?:不在同一|不同的?设备|设备不同|设备不一致|不一致)",
+        # no device named, but said: "on different devices", "device mismatch", "不在同一个设备上"
+        r"(?P<_said>(?:two|different|multiple|mixed|separate|distinct) devices|[Dd]evice[- ]mismatch|"
+        r"(?:same|correct|right|expected) device|不同(?:的)?设备|同一(?:个)?设备|设备不(?:一致|匹配|同))",
+    ),
+    device_fields=("want", "found"),
+    routes=(
+        Route({"relation": "^same$"}, None, False, (), (), False, "two_devices_same"),
+        Route({"relation": "^index$"}, "06-multigpu", False, ("multi_gpu_mix",), ("01-devices", "09-debugging")),
+        Route({"types": "meta"}, "07-checkpoints", False, ("meta_weights",), ("09-debugging",)),
+        Route({"_text": r"[Gg]enerator|randperm|[Ss]ampler"}, "04-batches", False, ("generator_device",),
+              ("09-debugging", "01-devices")),
+        Route({"_text": r"DataParallel|[Rr]eplica|[Ss]catter|[Bb]roadcast|device_ids|local_rank|NCCL|nccl|"
+                        r"all_reduce|all_gather|[Dd]istributed"}, "06-multigpu", False, ("multi_gpu_mix",),
+              ("01-devices", "09-debugging")),
+        Route({"_text": OPTIMIZER_STATE + r"|[Oo]ptimizer|\.step\(\)"}, "07-checkpoints", False,
+              ("optimizer_state",), ("01-devices", "09-debugging")),
+        Route({"_text": r"state_dict|[Cc]heckpoint|torch\.load|map_location|from_pretrained|safetensors|"
+                        r"[Dd]eserializ|\.ckpt\b"}, "07-checkpoints", False, ("map_location", "meta_weights"),
+              ("01-devices", "09-debugging")),
+        Route({"_text": EMBEDDING + r"|index_select|edge_index|\bind(?:ex|ices)\b|token"}, "03-embedding", False,
+              ("ids_not_moved", "table_not_moved"), ("05-inside", "09-debugging")),
+        Route({"_text": r"\b(?:LSTM|GRU|RNN)\b|[Hh]idden state|\bhx\b|\bh0\b"}, "05-inside", False,
+              ("hidden_state",), ("01-devices", "09-debugging")),
+        Route({"_text": r"register_buffer|def forward|in forward|\bforward\(|self\.\w+ = torch\."}, "05-inside",
+              False, ("tensor_made_inside",), ("01-devices", "09-debugging")),
+        Route({"_text": r"DataLoader|[Dd]ataloader|collate|pin_memory|\bbatch\b"}, "04-batches", False,
+              ("batch_not_moved",), ("01-devices", "09-debugging")),
+    ),
+    example="ValueError: expected the metric's state on cuda:0, but got input on cpu",
+    reading={
+        "en": "The message names two places for the tensors of one computation, {want} and {found}: something was "
+        "expected on one device and found on the other. No wording the course holds says more, so read the "
+        "traceback for the operation, print the `.device` of each tensor it uses, decide which device you meant, "
+        "and move whatever is on the other one.",
+        "zh": "这条报错为同一次计算的张量说出了两个位置：{want} 和 {found}，也就是某样东西本该在一个设备上，却在另一个"
+        "设备上。课程收录的措辞里没有更具体的，所以请在 traceback 里找到出错的运算，打印它用到的每个张量的 "
+        "`.device`，想清楚本该在哪个设备上，再把不在那里的东西移过去。",
+    },
+    reading_by_marker={
+        "_said": {
+            "en": "The message says that tensors of one computation are on different devices, without naming them. "
+            "Read the traceback for the operation, print the `.device` of each tensor it uses, decide which "
+            "device you meant, and move whatever is on the other one.",
+            "zh": "这条报错说同一次计算的张量在不同的设备上，但没有说是哪两个设备。请在 traceback 里找到出错的运算，"
+            "打印它用到的每个张量的 `.device`，想清楚本该在哪个设备上，再把不在那里的东西移过去。",
+        },
+    },
+)
+
+# Mixed precision that fails without a device error: not the subject of a device chapter, but chapter 08's.
+AMP_FAILURE = ErrorKind(
+    name="amp_failure",
+    chapter="08-amp",
+    confident=False,
+    device_error=False,
+    device_fields=(),
+    fallback=True,
+    patterns=(
+        r"(?P<_amp>GradScaler|[Aa]ttempting to unscale FP16 gradients|unscale_\(\)|No inf checks were recorded|"
+        r"\bautocast\b|torch\.(?:cuda\.)?amp\b|loss scal(?:e|er|ing)|expected scalar type (?:Half|BFloat16)|"
+        r"c10::(?:Half|BFloat16)|at::Half|HalfTensor|\bfp16\b|\bbf16\b|float16|bfloat16|混合精度|半精度)",
+    ),
+    example="ValueError: Attempting to unscale FP16 gradients.",
+    reading={
+        "en": "This is not a device error: it is how mixed precision fails (half precision, autocast or the "
+        "gradient scaler). Chapter 08 covers it: keep the model and data in float32, let autocast choose each "
+        "operation's precision, and let the scaler unscale the gradients before anything reads them.",
+        "zh": "这不是设备错误，而是混合精度出了问题（半精度、autocast 或梯度缩放器）。第 08 章讲的就是这个："
+        "模型和数据保持 float32，让 autocast 为每个运算选择精度，在读取梯度之前先让梯度缩放器把它们还原。",
+    },
+)
+
 # --------------------------------------------------------------------------------------------- declined
 # Recognised so that a reader who pastes them is told plainly that they are not device-placement errors.
 
@@ -966,7 +1085,7 @@ CUDA_FORK = _declined(
 ALL = (
     SAME_DEVICE, CONV, DATAPARALLEL, DDP, INDICES_CURRENT, RNN, CAT, ADVANCED_INDEX, META, GENERATOR, PIN, NUMPY,
     DESERIALIZE, LEGACY_BACKEND, SPARSE_ASSERT, TRITON_POINTER, SPARSE_INDICES, CONTAINER_TO, CUSTOM_OP,
-    PACKED_LENGTHS, GRADIENT_DEVICE, LEGACY_ARGUMENTS, HAND_WRITTEN, AUTOCAST_DEVICE_TYPE,
+    PACKED_LENGTHS, GRADIENT_DEVICE, LEGACY_ARGUMENTS, HAND_WRITTEN, TWO_DEVICES, AUTOCAST_DEVICE_TYPE,
     STATE_DICT_PREFIX, WEIGHTS_ONLY, DTYPE, SHAPE, OOM, CUDA_FAULT, NO_CUDA, INVALID_ORDINAL, DEVICE_STRING,
-    NO_GPU_BUILD, CUDA_FORK,
+    NO_GPU_BUILD, CUDA_FORK, AMP_FAILURE,
 )

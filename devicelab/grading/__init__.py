@@ -289,9 +289,11 @@ def _run_once(nb: nbformat.NotebookNode, config: dict, files: dict[str, bytes], 
     student = list(nb.cells)
     nb.cells = [setup, *student, grading, probe]  # nbclient writes each executed cell back at its index
     current = -1
+    kernel_pid = None
     try:
         with client.setup_kernel(cwd=str(world.work), env=world.env(), stdout=subprocess.DEVNULL,
                                  stderr=subprocess.DEVNULL, cleanup_kc=True):  # the kernel dies with its world
+            kernel_pid = getattr(manager.provisioner, "pid", None)  # the kernel (or its sandbox) itself
             client.execute_cell(setup, 0, store_history=False)
             for current, cell in enumerate(student):
                 if cell.cell_type != "code":
@@ -322,7 +324,7 @@ def _run_once(nb: nbformat.NotebookNode, config: dict, files: dict[str, bytes], 
                 run_sync(manager.shutdown_kernel)(now=True)
         except Exception:  # noqa: BLE001, S110 - already gone
             pass
-        left = worlds.end_leftovers(world, before)
+        left = worlds.end_leftovers(world, before, kernel_pid)
         if left:
             run.tampered.append(f"processes started by the notebook outlived its kernel and were ended: "
                                 f"{', '.join(left[:3])}" + (f" and {len(left) - 3} more" if len(left) > 3 else ""))

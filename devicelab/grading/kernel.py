@@ -455,7 +455,8 @@ def judge(config: dict, user_ns: dict) -> None:
                     setattr(module, key, installed_checks.____)
     installed_lab = getattr(sys.modules.get("devicelab.lab"), "Lab", None)
     installed_lab = installed_lab if isinstance(installed_lab, type) else None
-    distrust = [f"what the checks read is not PyTorch's own: {finding}" for finding in private[root + ".trust"].untrusted()]
+    distrust = [f"what the checks read is not PyTorch's own: {finding}"
+                for finding in private[root + ".trust"].untrusted()]
     denied = _denied(config.get("denied_log", ""))
     if denied:
         distrust.append(f"tried to read what the grader keeps from submissions ({len(denied)} times, first "

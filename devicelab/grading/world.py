@@ -230,39 +230,63 @@ def _command(pid: int) -> str:
         return "?"
 
 
-def end_leftovers(world: World, before: set[int]) -> list[str]:
+def end_leftovers(world: World, before: set[int], kernel: int | None = None, grace: float = 2.0) -> list[str]:
     """End every process a finished kernel left behind: the ones that carry its world's tag, and the orphans
-    handed to this (subreaper) process since `before`, with all their descendants. Returns what was ended."""
-    import signal
+    handed to this (subreaper) process since `before`, with all their descendants. A process that ends on its own
+    within `grace` seconds (a data loader's worker, a sandbox being torn down) was not left behind. Returns what
+    had to be ended; the kernel process itself (still exiting, perhaps) is ended quietly."""
     import time
 
     me = os.getpid()
     ended: list[str] = []
+    deadline = time.monotonic() + grace
     for _ in range(3):  # a process may fork while it is being ended: look again
-        parents = _processes()
-        doomed = (_tagged(world) | {pid for pid, parent in parents.items() if parent == me and pid not in before}) - {me}
-        grew = True
-        while grew:
-            more = {pid for pid, parent in parents.items() if parent in doomed} - doomed
-            doomed |= more
-            grew = bool(more)
+        while True:
+            doomed = _left(world, before, me)
+            if kernel in doomed:
+                doomed.discard(kernel)
+                _end([kernel])
+            if not doomed or time.monotonic() >= deadline:
+                break
+            time.sleep(0.1)
         if not doomed:
             break
         ended += [f"{pid} ({_command(pid)})" for pid in sorted(doomed)]
-        for pid in doomed:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except OSError:
-                continue
-        deadline = time.monotonic() + 5
-        while time.monotonic() < deadline and any(_alive(pid) for pid in doomed):
-            for pid in doomed:
-                try:
-                    os.waitpid(pid, os.WNOHANG)  # orphans this process inherited are its children: reap them
-                except OSError:
-                    pass
-            time.sleep(0.05)
+        _end(doomed)
     return ended
+
+
+def _left(world: World, before: set[int], me: int) -> set[int]:
+    """The live processes a kernel left: tagged, or orphans handed to `me` since `before`, and their descendants."""
+    parents = _processes()
+    doomed = (_tagged(world) | {pid for pid, parent in parents.items() if parent == me and pid not in before}) - {me}
+    grew = True
+    while grew:
+        more = {pid for pid, parent in parents.items() if parent in doomed} - doomed
+        doomed |= more
+        grew = bool(more)
+    return doomed
+
+
+def _end(pids) -> None:  # noqa: ANN001 - any iterable of process ids
+    """SIGKILL each process and wait (at most 5 s) until none is alive; reap the ones that are our children."""
+    import signal
+    import time
+
+    pids = set(pids)
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            continue
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and any(_alive(pid) for pid in pids):
+        for pid in pids:
+            try:
+                os.waitpid(pid, os.WNOHANG)  # orphans this process inherited are its children: reap them
+            except OSError:
+                pass
+        time.sleep(0.05)
 
 
 def _alive(pid: int) -> bool:

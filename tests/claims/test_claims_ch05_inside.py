@@ -130,7 +130,7 @@ def test_indexing_with_cpu_indices_and_copies_between_devices_do_not_raise():
 
 
 def test_moving_the_input_inside_forward_leaves_the_labels_and_the_other_tensors_behind():
-    """`x = x.to(self.weight.device)` in forward moves only x: the labels and a tensor made later in forward stay on the CPU.
+    """`x = x.to(self.weight.device)` in forward moves only x: labels and tensors made later in forward stay on the CPU.
 
     zh: 在 forward 里写 `x = x.to(self.weight.device)` 只移动 x：标签和 forward 里后面创建的张量都留在 CPU 上。
     """

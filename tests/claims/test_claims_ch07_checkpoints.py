@@ -337,7 +337,7 @@ def test_after_map_location_device_adams_step_stays_on_the_device(tmp_path):
 
 
 def test_a_default_adam_creates_its_step_counts_on_the_cpu_and_reads_them_as_numbers():
-    """A default Adam creates `step` on the CPU for parameters elsewhere and steps without error: it reads it with .item().
+    """A default Adam creates `step` on the CPU for parameters elsewhere and steps: it reads the count with .item().
 
     zh: 默认的 Adam 即使参数在别的设备上，也把 `step` 创建在 CPU 上，并且照常更新：它用 .item() 读取 step。
     """
@@ -347,7 +347,8 @@ def test_a_default_adam_creates_its_step_counts_on_the_cpu_and_reads_them_as_num
         p.grad = torch.ones_like(p)
     optimizer.step()  # meta parameters, CPU step counts: no device error
     assert all(state["step"].device == torch.device("cpu") for state in optimizer.state.values())
-    assert ".item()" in inspect.getsource(importlib.import_module("torch.optim.optimizer")._get_value)  # how Adam reads a step count
+    read = inspect.getsource(importlib.import_module("torch.optim.optimizer")._get_value)  # how Adam reads a count
+    assert ".item()" in read
     assert "_get_value(step_t)" in inspect.getsource(importlib.import_module("torch.optim.adam"))
 
 

@@ -543,7 +543,7 @@ def test_with_adam_clipping_before_unscale_makes_the_chosen_threshold_stop_matte
 
 
 def test_with_adam_in_a_large_model_clipping_before_unscale_shrinks_the_steps():
-    """In a model with a million parameters, clipping before `unscale_` brings the gradients near Adam's eps: the step shrinks to about half.
+    """With a million parameters, clipping before `unscale_` brings gradients near Adam's eps: the step shrinks by half.
 
     zh: 在一个有一百万个参数的模型里，在 `unscale_` 之前裁剪会让梯度接近 Adam 的 eps：步长缩小到约一半。
     """

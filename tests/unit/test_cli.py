@@ -40,8 +40,9 @@ def test_version_help_and_an_unknown_command():
 
 
 def test_the_package_declares_the_console_script():
-    import tomllib
     from pathlib import Path
+
+    import tomllib
 
     project = tomllib.loads((Path(cli.__file__).parents[1] / "pyproject.toml").read_text(encoding="utf-8"))
     assert project["project"]["scripts"]["devicelab"] == "devicelab.cli:main"

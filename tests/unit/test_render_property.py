@@ -27,7 +27,7 @@ TEXTS += [
 
 def test_a_reading_fits_its_wording():
     """The short form's reading is for a wording that names neither operation nor argument; each marker its own."""
-    argument = render("RuntimeError: Expected object of backend CPU but got backend CUDA for argument #2 'weight'", "en")
+    argument = render("Expected object of backend CPU but got backend CUDA for argument #2 'weight'", "en")
     assert "names neither the operation nor the argument" not in argument and "`weight`" in argument
     expected = render("RuntimeError: expected device cuda:0 and dtype Float but got device cpu and dtype Float", "en")
     assert "fixed order" not in expected and "expected device first" in expected

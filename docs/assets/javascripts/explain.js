@@ -38,6 +38,11 @@
     var glued = /^([a-z]+)(\d+)$/.exec(low);
     if (glued && rules._deviceFull.test(glued[1])) return glued[1] + ":" + glued[2];
     if (/^\d+$/.test(v)) return "cuda:" + v;
+    var numbered = /^(?:cuda |gpu )?device (\d+)$/.exec(low);  // "device 1", "CUDA device 0"
+    if (numbered) return "cuda:" + numbered[1];
+    if (v === "\u663e\u5361" || v === "\u663e\u5b58") return "cuda";  // 显卡, 显存
+    if (v === "\u5185\u5b58") return "cpu";  // 内存
+    if (low === "tpu") return "xla";
     if (low === "gpu" || low === "cuda") return "cuda";
     if (low === "cpu") return "cpu";
     if (low.indexOf("torch.cuda.") === 0 || low.indexOf("cuda") === 0 || low.split(".").indexOf("cuda") >= 0) {

@@ -44,7 +44,7 @@ __all__ = [
     "uninstall",
     "unload_ipython_extension",
 ]
-__version__ = "0.1.0"
+__version__ = "0.2.0"  # semantic versioning: CHANGELOG.md
 
 
 def __getattr__(name: str) -> Any:

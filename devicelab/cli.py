@@ -7,6 +7,7 @@ Each subcommand is the module of the same name run with the remaining arguments 
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 
 COMMANDS = {
@@ -16,22 +17,37 @@ COMMANDS = {
 }
 
 
-def usage() -> str:
-    """The command's help text."""
-    lines = ["usage: devicelab {explain,lint,grade} [ARGS...]   (devicelab COMMAND --help for its options)", ""]
-    lines += [f"  {name:<8} {about}" for name, (_, about) in COMMANDS.items()]
-    lines += ["", "  --version  print the version"]
+ABOUT_ZH = {
+    "explain": "解读粘贴进来的报错或 traceback：它的含义、修复方法和对应的章节",
+    "lint": "不运行代码，找出脚本和笔记本里第 01–09 章讲到的设备错误",
+    "grade": "给学生的实验笔记本评分（教师用的评分程序）",
+}
+
+
+def user_language() -> str:
+    """"zh" when the user's locale is Chinese (LC_ALL, LC_MESSAGES, LANG), else "en"."""
+    for name in ("LC_ALL", "LC_MESSAGES", "LANG"):
+        value = os.environ.get(name, "")
+        if value:
+            return "zh" if value.lower().startswith("zh") else "en"
+    return "en"
+
+
+def usage(lang: str | None = None) -> str:
+    """The command's help text, in the user's language."""
+    zh = (lang or user_language()) == "zh"
+    lines = ["用法：devicelab {explain,lint,grade} [参数...]   （子命令的选项：devicelab 子命令 --help）" if zh else
+             "usage: devicelab {explain,lint,grade} [ARGS...]   (devicelab COMMAND --help for its options)", ""]
+    lines += [f"  {name:<8} {ABOUT_ZH[name] if zh else about}" for name, (_, about) in COMMANDS.items()]
+    lines += ["", "  --version  " + ("显示版本号" if zh else "print the version")]
     return "\n".join(lines)
 
 
 def version() -> str:
-    """The installed package's version (or the checkout's, when it is not installed)."""
-    try:
-        from importlib.metadata import PackageNotFoundError
-        from importlib.metadata import version as installed
-        return installed("devicelab")
-    except PackageNotFoundError:  # run from a checkout without installing
-        return "unknown (not installed)"
+    """The package's version (semantic versioning: CHANGELOG.md says what each one changed)."""
+    from . import __version__
+
+    return __version__
 
 
 def main(argv: list[str] | None = None) -> int:

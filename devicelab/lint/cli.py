@@ -15,11 +15,12 @@ from .rules import RULES
 def main(argv: list[str] | None = None) -> int:
     """Lint the paths given; print the findings; 1 when there are any (or a file cannot be parsed), 0 when none,
     2 on a usage error."""
-    parser = argparse.ArgumentParser(prog="python -m devicelab.lint",
+    parser = argparse.ArgumentParser(prog="devicelab lint",
                                      description="Find the device mistakes of chapters 01-09 before the code runs.")
     parser.add_argument("paths", nargs="*", default=["."], help=".py files, .ipynb notebooks or folders (default: .)")
     parser.add_argument("--lang", choices=("en", "zh"), default=None, help="language of the messages")
-    parser.add_argument("--format", choices=("text", "json"), default="text", help="output format")
+    parser.add_argument("--format", choices=("text", "json", "github"), default="text",
+                        help="output format (github: annotations for GitHub Actions)")
     parser.add_argument("--select", default=None, help="comma-separated code prefixes to report (DL5,DL701)")
     parser.add_argument("--ignore", default=None, help="comma-separated code prefixes to leave out")
     parser.add_argument("--config", default=None, help="a pyproject.toml to read instead of the nearest one")
@@ -57,10 +58,26 @@ def main(argv: list[str] | None = None) -> int:
 
     if args.format == "json":
         print(json.dumps([p.as_dict(lang) for p in problems], ensure_ascii=False, indent=2))
+    elif args.format == "github":
+        for problem in problems:
+            print(github_annotation(problem.as_dict(lang)))
     else:
         for problem in problems:
             print(problem.render(lang))
     return 1 if problems or unread else 0
+
+
+def github_annotation(finding: dict[str, object]) -> str:
+    """One finding as a GitHub Actions workflow command: an annotation on the file and line of the pull request."""
+
+    def escaped(value: object, in_property: bool = False) -> str:
+        text = str(value).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+        return text.replace(":", "%3A").replace(",", "%2C") if in_property else text
+
+    where = f"file={escaped(finding['path'], True)},line={finding['line']},col={finding['column']}"
+    cell = f" (cell {finding['cell']})" if finding.get("cell") else ""
+    title = escaped(f"{finding['code']} · chapter {finding['chapter']}", True)
+    return f"::warning {where},title={title}::{escaped(finding['message'])}{cell} {finding['url']}"
 
 
 def _config(args: argparse.Namespace) -> Config:

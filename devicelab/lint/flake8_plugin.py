@@ -10,6 +10,7 @@ import ast
 from collections.abc import Iterator
 from typing import Any
 
+from .. import __version__
 from .analysis import Analysis
 from .core import chapter_url
 from .rules import RULES
@@ -19,7 +20,7 @@ class Plugin:
     """A flake8 AST plugin."""
 
     name = "devicelab-lint"
-    version = "0.1.0"
+    version = __version__
 
     def __init__(self, tree: ast.AST, lines: list[str] | None = None) -> None:
         self.tree = tree

@@ -46,3 +46,21 @@ def test_the_package_declares_the_console_script():
 
     project = tomllib.loads((Path(cli.__file__).parents[1] / "pyproject.toml").read_text(encoding="utf-8"))
     assert project["project"]["scripts"]["devicelab"] == "devicelab.cli:main"
+
+
+def test_help_follows_the_users_locale():
+    import os
+
+    zh = subprocess.run([sys.executable, "-m", "devicelab", "--help"], capture_output=True, text=True,
+                        env={**os.environ, "LANG": "zh_CN.UTF-8", "LC_ALL": ""}, timeout=120)
+    assert zh.stdout.startswith("用法") and "解读" in zh.stdout
+
+
+def test_github_format_is_one_annotation_per_finding_on_its_line(tmp_path):
+    script = tmp_path / "train, v2.py"  # a comma in the name must be escaped in the annotation's properties
+    script.write_text("import torch\nx = torch.zeros(3)\nx.to('cuda')\n", encoding="utf-8")
+    done = run("lint", str(script), "--format", "github")
+    assert done.returncode == 1
+    lines = done.stdout.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("::warning file=") and ",line=3," in lines[0]
+    assert "train%2C v2.py" in lines[0] and "title=DL101" in lines[0] and "01-devices" in lines[0]

@@ -24,6 +24,12 @@ class Blank:
     def __repr__(self) -> str:
         return "____"
 
+    def __getattr__(self, name: str) -> object:
+        # Code below an unfinished exercise uses its `____` (`model.parameters()`): say so in a sentence.
+        if name.startswith("_"):
+            raise AttributeError(name)  # Python's and IPython's own probes (__deepcopy__, _repr_html_, ...)
+        raise AttributeError(text("blank.used", name=name))
+
 
 ____ = Blank()
 _MISSING = object()

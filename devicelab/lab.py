@@ -23,6 +23,7 @@ class Lab:
         self.device = device
         self.exercises: list[Exercise] = exercises_for(lab, device)
         self.last_training: dict[str, object] | None = None  # what the proof plotted last
+        self._trained: set[int] = set()  # ids of the models a proof has trained (lab.untrained)
 
     def reproduce(
         self, expect: str, needs_accelerator: bool = True, example: str | None = None
@@ -58,6 +59,15 @@ class Lab:
         if expected is not None:
             print(text("gpu_note.expected"))
             print("    " + expected)
+
+    def untrained(self, model: object, rerun: str) -> bool:
+        """True the first time a proof trains `model`; after that, say which cell builds a fresh one (the proof
+        cell run twice would train a trained model and show nothing)."""
+        if id(model) in self._trained:
+            print(text("proof.trained_already", cell=rerun))
+            return False
+        self._trained.add(id(model))
+        return True
 
     def all_correct(self) -> bool:
         """True when every exercise's check passes; otherwise say which are still open."""

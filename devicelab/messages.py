@@ -75,6 +75,18 @@ CATALOGUE: dict[str, dict[str, str]] = {
         "zh": "训练要等你的修复完成：还没通过的练习：{open}。"
         "先运行上面的检查单元，按提示修正后再运行本单元。",
     },
+    "blank.used": {
+        "en": "`____` has no `{name}`: a TODO above is not filled in yet. Complete that exercise (its check says "
+        "what is missing), then run this cell again.",
+        "zh": "`____` 没有 `{name}`：上面还有一个 TODO 没有填写。先完成那道练习（它的检查会说还缺什么），"
+        "再重新运行这个单元。",
+    },
+    "proof.trained_already": {
+        "en": "This model has been trained by this cell already, so a second run would show nothing new. To train "
+        "a fresh one, run the cell `{cell}` and every cell below it again.",
+        "zh": "这个模型已经被这个单元训练过了，再运行一次不会显示任何新东西。要训练一个新模型，请重新运行 `{cell}` "
+        "这个单元以及它下面的每个单元。",
+    },
     "proof.unit_epoch": {"en": "epoch", "zh": "轮"},
     "proof.unit_step": {"en": "step", "zh": "步"},
     "proof.caption": {

@@ -76,6 +76,22 @@ class MetaActsAsAGpu(TorchDispatchMode):
 
 
 
+@contextlib.contextmanager
+def keeps_parameter_objects():
+    """`Module.to()` keeps each Parameter object while it runs, as it does towards a GPU.
+
+    Towards `meta` PyTorch swaps in new Parameter objects (a GPU keeps them and replaces their data), so an
+    optimizer built before the move would look built on "other parameters" there only. Swapping the tensors'
+    contents instead (`torch.__future__.set_swap_module_params_on_conversion`) keeps the objects on `meta` too.
+    """
+    before = torch.__future__.get_swap_module_params_on_conversion()
+    torch.__future__.set_swap_module_params_on_conversion(True)
+    try:
+        yield
+    finally:
+        torch.__future__.set_swap_module_params_on_conversion(before)
+
+
 def _tensors(obj: object) -> list[torch.Tensor]:
     if isinstance(obj, torch.Tensor):
         return [obj]
@@ -247,7 +263,7 @@ class Resume(Exercise):
             for device in (TARGET, self.device):
                 try:
                     with MetaActsAsAGpu() if device.type == "meta" else contextlib.nullcontext(), \
-                            warnings.catch_warnings():
+                            keeps_parameter_objects(), warnings.catch_warnings():
                         warnings.simplefilter("ignore")  # loading into meta parameters warns that it is a no-op
                         got = resume(path, device)
                 except Exception as error:  # noqa: BLE001
@@ -351,8 +367,9 @@ messages.add(
             "en": "torch.load puts each tensor back on the device it was saved from, unless told otherwise.",
             "zh": "除非另有指定，torch.load 会把每个张量放回它保存时所在的设备。",
         },
-        "ch07.ex1.hint2": {"en": "`map_location=device` sends every tensor to `device`.",
-                           "zh": "`map_location=device` 会把每个张量都送到 `device`。"},
+        "ch07.ex1.hint2": {"en": "`torch.load` takes an argument that says where every tensor goes, whatever the "
+                                 "file recorded.",
+                           "zh": "`torch.load` 有一个参数，用来指定每个张量该放到哪里，不管文件里记的是哪个设备。"},
         "ch07.ex1.hint3": {
             "en": "`return torch.load(path, map_location=____, weights_only=True)`. `weights_only=True` is the "
             "default since PyTorch 2.6; older versions default to False, which runs whatever the pickle asks.",
@@ -411,14 +428,10 @@ messages.add(
         "ch07.ex3.epoch": {"en": "the epoch returned is {got}, not the one saved (3).",
                            "zh": "返回的轮次是 {got}，而不是保存的那个（3）。"},
         "ch07.ex3.other_parameters": {
-            "en": "the optimizer does not hold the returned model's parameters, so it would update other tensors. "
-            "Moving a model can replace its parameter objects (it does for `meta`, which stands in for a GPU "
-            "here, and on every device with `torch.__future__.set_overwrite_module_params_on_conversion(True)`): "
-            "build the optimizer after `model.to(device)`.",
-            "zh": "优化器持有的不是返回的这个模型的参数，所以它更新的会是别的张量。移动模型可能会换掉参数对象"
-            "（移到这里代替 GPU 的 `meta` 时就会换掉；开启 "
-            "`torch.__future__.set_overwrite_module_params_on_conversion(True)` 后在任何设备上都会）："
-            "请在 `model.to(device)` 之后再构造优化器。",
+            "en": "the optimizer does not hold the returned model's parameters, so it would update other tensors: "
+            "build it from the model you return, `torch.optim.Adam(model.parameters(), lr=0.01)`.",
+            "zh": "优化器持有的不是返回的这个模型的参数，所以它更新的会是别的张量：请用你返回的那个模型来构造它，"
+            "`torch.optim.Adam(model.parameters(), lr=0.01)`。",
         },
         "ch07.ex3.model_device": {"en": "a parameter of the model is on {found}, not on {device}.",
                                   "zh": "模型有一个参数在 {found} 上，而不在 {device} 上。"},

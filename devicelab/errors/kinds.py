@@ -817,8 +817,8 @@ TWO_DEVICES = ErrorKind(
         # Chinese: "期望在 X 上，却在 Y 上", "X 和 Y 上的张量不在同一设备"
         r"(?:期望|应该|应当|需要|要求|预期)" + _CUT + r"{0,40}?(?P<want>" + DW_ZH + r")" + _CUT +
         r"{0,60}?(?:但|却|而|实际|得到|发现|然而)" + _CUT + r"{0,40}?(?P<found>" + DW_ZH + r")",
-        r"(?P<want>" + DW_ZH + r")" + _CUT + r"{0,30}?(?:和|与|跟|或)" + _CUT + r"{0,30}?(?P<found>" + DW_ZH + r")" + _CUT +
-        r"{0,30}?(?:不在同一|不同的?设备|设备不同|设备不一致|不一致)",
+        r"(?P<want>" + DW_ZH + r")" + _CUT + r"{0,30}?(?:和|与|跟|或)" + _CUT + r"{0,30}?(?P<found>" + DW_ZH +
+        r")" + _CUT + r"{0,30}?(?:不在同一|不同的?设备|设备不同|设备不一致|不一致)",
         # no device named, but said: "on different devices", "device mismatch", "不在同一个设备上"
         r"(?P<_said>(?:two|different|multiple|mixed|separate|distinct) devices|[Dd]evice[- ]mismatch|"
         r"(?:same|correct|right|expected) device|不同(?:的)?设备|同一(?:个)?设备|设备不(?:一致|匹配|同))",

@@ -143,4 +143,11 @@ def resume(path, device):
     optimizer = torch.optim.Adam(model.parameters(), lr=0.01)
     optimizer.load_state_dict(checkpoint["optimizer"])''', where='"cpu"'), "correct"),
     Answer("ex3", "right: the solution's order with map_location to the device", resumer(), "correct"),
+    Answer("ex3", "right: optimizer built first, then the model moved, then both states loaded (a GPU keeps the "
+           "Parameter objects)", resumer('''\
+    model = Net()
+    optimizer = torch.optim.Adam(model.parameters(), lr=0.01)
+    model.to(device)
+    model.load_state_dict(checkpoint["model"])
+    optimizer.load_state_dict(checkpoint["optimizer"])''', where='"cpu"'), "correct"),
 ]

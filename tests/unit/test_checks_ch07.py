@@ -146,7 +146,12 @@ MOVE_BUILD_LOAD = '''    model = Net().to(device)  # 1. move the model
     optimizer = torch.optim.Adam(model.parameters(), lr=0.01)
     optimizer.load_state_dict(checkpoint["optimizer"])'''),),
     (('map_location=device', 'map_location="cpu"'),),
-], ids=["solution", "weights loaded before the move", "loaded on the cpu"])
+    ((MOVE_BUILD_LOAD, '''    model = Net()
+    optimizer = torch.optim.Adam(model.parameters(), lr=0.01)
+    model.to(device)
+    model.load_state_dict(checkpoint["model"])
+    optimizer.load_state_dict(checkpoint["optimizer"])'''),),
+], ids=["solution", "weights loaded before the move", "loaded on the cpu", "optimizer built before the move"])
 def test_ex3_right_answers_are_correct(replacements):
     answer = solved(RESUME_SOLUTION, *replacements)["resume"]
     assert verdict_of(Resume(CPU), resume=answer) == (CORRECT, "ch07.ex3.ok")
@@ -157,7 +162,7 @@ def test_ex3_right_answers_are_correct(replacements):
     optimizer = torch.optim.Adam(model.parameters(), lr=0.01)
     model.load_state_dict(checkpoint["model"])
     optimizer.load_state_dict(checkpoint["optimizer"])
-    model.to(device)'''), "ch07.ex3.other_parameters"),
+    model.to(device)'''), "ch07.ex3.state_device"),  # the lesson a GPU shows: the state stayed behind
     ((MOVE_BUILD_LOAD, '''    model = Net().to(device)
     optimizer = torch.optim.Adam(Net().parameters(), lr=0.01)
     model.load_state_dict(checkpoint["model"])'''), "ch07.ex3.other_parameters"),
@@ -186,6 +191,17 @@ def test_ex3_state_left_on_the_cpu_is_named():
         return model, optimizer, 3
 
     assert verdict_of(Resume(CPU), resume=resume) == (INCORRECT, "ch07.ex3.state_device")
+
+
+def test_the_meta_run_keeps_parameter_objects_as_a_gpu_does_and_restores_the_setting():
+    from devicelab.chapters.checkpoints import keeps_parameter_objects
+
+    model = Net()
+    before = list(model.parameters())
+    with keeps_parameter_objects():
+        model.to("meta")
+    assert all(a is b for a, b in zip(before, model.parameters())) and before[0].device.type == "meta"
+    assert torch.__future__.get_swap_module_params_on_conversion() is False
 
 
 def test_meta_acts_as_a_gpu_for_copies_to_the_cpu():

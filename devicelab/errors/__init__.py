@@ -14,7 +14,21 @@ import re
 from dataclasses import dataclass
 
 from .causes import CAUSES, CHAPTER_TITLES, CHECK, LABELS, REASONS
-from .core import DEVICE, MAX_PASTE, ErrorKind, Match, Route, derived, device_of, dtype_of, fill, js_source, normalise
+from .core import (
+    DEVICE,
+    EXCEPTION_LINE,
+    MAX_PASTE,
+    ErrorKind,
+    Match,
+    Route,
+    derived,
+    device_of,
+    dtype_of,
+    error_part,
+    fill,
+    js_source,
+    normalise,
+)
 from .evidence import AMP_WORDS, Evidence, Frame, evidence, frames, rules_for_export
 from .kinds import ALL
 
@@ -59,10 +73,17 @@ def _weight(found: list[Match]) -> int:
 
 def _matches(text: str, kinds: list[ErrorKind]) -> list[Match]:
     """The matches of `kinds` in a pasted text, read with its lines joined by spaces, or glued where that reads
-    more of the same family (a console that wrapped a word: "wrapper_CUDA_ad" + "dmm")."""
-    spaced, glued = normalise(text)
-    first = _matches_in(spaced, kinds)
-    second = _matches_in(glued, kinds) if glued != spaced else []
+    more of the same family (a console that wrapped a word: "wrapper_CUDA_ad" + "dmm"). A family scoped to the
+    error lines reads only those."""
+    whole, errors = normalise(text), normalise(error_part(text))
+
+    def both(form: int) -> list[Match]:
+        found = [m for k in kinds for m in _matches_in((errors if k.scope == "error" else whole)[form], [k])]
+        return found
+
+    spaced, glued = whole
+    first = both(0)
+    second = both(1) if glued != spaced or errors[1] != errors[0] else []
     if second and (not first or (second[0].kind is first[0].kind and _weight(second) > _weight(first))):
         return second
     return first
@@ -253,6 +274,7 @@ def export() -> dict[str, object]:
                 "scan": k.scan, "fallback": k.fallback, "patterns": [_js(p) for p in k.patterns],
                 "routes": [_route(r) for r in k.routes], "reading": k.reading,
                 "reading_without_op": k.reading_without_op, "reading_by_marker": k.reading_by_marker,
+                "scope": k.scope,
             }
             for k in _ordered()
         ],
@@ -262,6 +284,7 @@ def export() -> dict[str, object]:
         "max_paste": MAX_PASTE,
         "relevant": _RELEVANT.pattern,
         "error_line": _ERROR_LINE.pattern,
+        "exception_line": EXCEPTION_LINE,
         "half": _HALF.pattern,
         "check": CHECK,
         "labels": LABELS,

@@ -64,6 +64,9 @@ class ErrorKind:
     fallback: bool = False
     # Part of the index that lookup() searches; False for families recognised only to be declined.
     indexed: bool = True
+    # "paste": read the whole paste; "error": only its error lines (see error_part), so that the poster's own words
+    # ("it runs on the CPU but not on the GPU") are not read as the message.
+    scope: str = "paste"
 
     def compiled(self) -> list[re.Pattern[str]]:
         """The wordings as compiled regexes (a space in a wording may be missing in a paste)."""
@@ -138,6 +141,10 @@ def device_of(value: str) -> str:
     if low in ("gpu", "cuda"):
         return "cuda"
     if low == "cpu":
+        return "cpu"
+    if re.fullmatch(r"thcuda\w*tensor", low, re.ASCII):  # TH's legacy C types (warp-ctc, old extensions)
+        return "cuda"
+    if re.fullmatch(r"th\w*tensor", low, re.ASCII):
         return "cpu"
     if low.startswith("torch.cuda.") or low.startswith("cuda") or "cuda" in low.split("."):
         return "cuda"
@@ -226,6 +233,31 @@ def normalise(text: str) -> tuple[str, str]:
     spaced = re.sub(r"\s+", " ", " ".join(lines)).strip()
     glued = re.sub(r"\s+", " ", "".join(line.strip() for line in lines)).strip()
     return spaced, glued
+
+
+# A line that carries an exception (`RuntimeError: ...`, `AssertionError`, a C++ `Check failed`, a Chinese 报错).
+EXCEPTION_LINE = (r"(?:[\w.]*(?:Error|Exception|Warning|Failure)\b ?[:：]|^ *[\w.]*(?:Error|Exception) *$|Check failed|"
+                  r"报错|错误)")
+_EXCEPTION = re.compile(EXCEPTION_LINE, re.ASCII)
+
+
+def error_part(text: str) -> str:
+    """The paste's error lines from their exception on (the poster's words before it left out), each with the two
+    lines after it (a message that wraps) and the indented line before it (a traceback's failing code); the whole
+    paste when no line looks like an error."""
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    found = {i: m.start() for i, line in enumerate(lines) if (m := _EXCEPTION.search(line))}
+    if not found:
+        return text
+    keep: dict[int, str] = {}
+    for i, start in found.items():
+        if i > 0 and lines[i - 1][:1] in (" ", "\t"):
+            keep.setdefault(i - 1, lines[i - 1])
+        keep[i] = lines[i][start:]
+        for j in (i + 1, i + 2):
+            if j < len(lines):
+                keep.setdefault(j, lines[j][found[j]:] if j in found else lines[j])
+    return "\n".join(keep[j] for j in sorted(keep))
 
 
 # --------------------------------------------------------------------------------------------- matches

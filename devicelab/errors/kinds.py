@@ -798,54 +798,79 @@ TWO_DEVICES = ErrorKind(
     name="two_devices",
     chapter="01-devices",
     confident=False,
+    scope="error",
     causes=("batch_not_moved", "model_not_moved", "tensor_made_inside"),
     candidates=("05-inside", "09-debugging"),
     fallback=True,
     patterns=(
         # "expected ... on X ... but got/found ... Y", in any library's words
         r"(?:[Ee]xpect(?:ed|s|ing)?|should (?:be|live)|must (?:be|live)|needs? to be|requires?|wants?|supposed to be)\b"
-        + _CUT + r"{0,80}?\b(?P<want>" + DW + r")(?![\w-])" + _CUT + r"{0,100}?\b(?:but|got|found|received|"
-        r"instead|whereas|while|is on|was on|are on|is in|lives on|not)\b" + _CUT + r"{0,80}?\b(?P<found>"
-        + DW + r")(?![\w-])",
+        + _CUT + r"{0,80}?\b(?P<want>" + DW + r")(?![\w-])" + _CUT + r"{0,200}?\b(?:but|got|found|received|"
+        r"instead|whereas|while|is on|was on|are on|is in|lives on|not)\b" + _CUT + r"{0,80}?\b(?P<found>" + DW +
+        r")(?![\w-])",
         # "X is on A ... Y is on B", "tensors on A and B", "devices A and B", "A vs B"
         r"\b(?:[Dd]evices?|on|in)\b" + _CUT + r"{0,60}?\b(?P<want>" + DW + r")(?![\w-])" + _CUT +
         r"{0,50}?\b(?:and|vs\.?|versus|or|but|while|whereas|yet)\b" + _CUT + r"{0,50}?\b(?P<found>" + DW +
         r")(?![\w-])",
-        # the legacy type names carry the device: a torch.cuda.*Tensor beside a torch.*Tensor
+        # a pair written as a pair: "(cpu:0 vs. cuda:0)", "{'cuda', 'meta'}", "[cpu, cuda:0]"
+        r"[(\[{] ?'?\b(?P<want>" + DW + r")'? ?(?:vs\.?|versus|!=|,|and) ?'?\b(?P<found>" + DW + r")'? ?[)\]}]",
+        # the legacy type names carry the device: a torch.cuda.*Tensor beside a torch.*Tensor, THCuda* beside TH*
         r"(?P<want>torch\.cuda\.\w+Tensor)\b[^\n]{0,200}?(?P<found>torch\.(?!cuda\.)[A-Z]\w*Tensor)\b",
         r"(?P<want>torch\.(?!cuda\.)[A-Z]\w*Tensor)\b[^\n]{0,200}?(?P<found>torch\.cuda\.\w+Tensor)\b",
-        # Chinese: "期望在 X 上，却在 Y 上", "X 和 Y 上的张量不在同一设备"
+        r"\b(?P<want>TH(?:Cuda)?[A-Z]\w*Tensor)\b[^\n]{0,160}?\b(?P<found>TH(?:Cuda)?[A-Z]\w*Tensor)\b",
+        # one device, said to be required: "expected input tensor to be on GPU", "must be on CPU", "to be on the
+        # compute device cuda:1"
+        r"(?:[Ee]xpect(?:ed|s|ing)?|must|should|needs?|has|have)\b" + _CUT + r"{0,60}?\b(?:to be|be) (?:on|in) "
+        r"(?:the |a )?(?:\w+ ){0,2}(?:device )?\b(?P<want>" + DW + r")(?![\w-])",
+        # Chinese: "期望在 X 上，却在 Y 上", "在 CPU 上，但预计它在 GPU 上", "X 和 Y 上的张量不在同一设备"
         r"(?:期望|应该|应当|需要|要求|预期)" + _CUT + r"{0,40}?(?P<want>" + DW_ZH + r")" + _CUT +
         r"{0,60}?(?:但|却|而|实际|得到|发现|然而)" + _CUT + r"{0,40}?(?P<found>" + DW_ZH + r")",
+        r"在 ?(?P<found>" + DW_ZH + r") ?上" + _CUT + r"{0,10}?(?:但|却|而)" + _CUT +
+        r"{0,10}?(?:预计|期望|应该|应当|预期)" + _CUT + r"{0,10}?在 ?(?P<want>" + DW_ZH + r")",
         r"(?P<want>" + DW_ZH + r")" + _CUT + r"{0,30}?(?:和|与|跟|或)" + _CUT + r"{0,30}?(?P<found>" + DW_ZH +
         r")" + _CUT + r"{0,30}?(?:不在同一|不同的?设备|设备不同|设备不一致|不一致)",
+        # what a place means without a pair: a meta tensor reached, a location that cannot be restored, an op that
+        # does not run on the CPU, the code of the failing line comparing devices, a compiled graph with CPU tensors
+        r"(?P<_meta>from the 'Meta' backend|[Mm]eta tensors? (?:has|have) no data|on meta tensors)",
+        r"(?P<_location>restore data location of|unknown (?:device|location) (?:tag|type) ?'?\w*'? in (?:the )?"
+        r"checkpoint)",
+        r"(?P<_cpu_only>not (?:implemented|supported|available) (?:on|for) (?:the )?CPU|CPU (?:is )?not supported|"
+        r"only supports? (?:CUDA|GPU))",
+        r"(?P<_code>set\(\w+\.device for |\.device ?(?:==|!=) ?\w+\.device|\.is_cuda ?(?:==|!=|\)|$))",
+        r"(?P<_graph>cudagraphs? due to[^\n]{0,30}?\bcpu device)",
         # no device named, but said: "on different devices", "device mismatch", "不在同一个设备上"
-        r"(?P<_said>(?:two|different|multiple|mixed|separate|distinct) devices|[Dd]evice[- ]mismatch|"
-        r"(?:same|correct|right|expected) device|不同(?:的)?设备|同一(?:个)?设备|设备不(?:一致|匹配|同))",
+        r"(?P<_said>(?:two|different|multiple|mixed|separate|distinct) (?:devices|GPUs)|[Dd]evice[- ]mismatch|"
+        r"same (?:\w+ ){0,2}device\b|same (?:\w+, ){1,3}(?:and )?device\b|same backend|不同(?:的)?设备|"
+        r"同一(?:个)?设备|设备不(?:一致|匹配|同)|device_map='?auto'?[^\n]{0,80}?distributed)",
     ),
     device_fields=("want", "found"),
     routes=(
         Route({"relation": "^same$"}, None, False, (), (), False, "two_devices_same"),
         Route({"relation": "^index$"}, "06-multigpu", False, ("multi_gpu_mix",), ("01-devices", "09-debugging")),
         Route({"types": "meta"}, "07-checkpoints", False, ("meta_weights",), ("09-debugging",)),
+        Route({"_meta": "."}, "07-checkpoints", False, ("meta_weights",), ("05-inside", "09-debugging")),
+        Route({"_location": "."}, "07-checkpoints", False, ("map_location",), ("09-debugging",)),
+        Route({"_cpu_only": "."}, "01-devices", False, ("custom_kernel",), ("09-debugging",)),
         Route({"_text": r"[Gg]enerator|randperm|[Ss]ampler"}, "04-batches", False, ("generator_device",),
               ("09-debugging", "01-devices")),
-        Route({"_text": r"DataParallel|[Rr]eplica|[Ss]catter|[Bb]roadcast|device_ids|local_rank|NCCL|nccl|"
-                        r"all_reduce|all_gather|[Dd]istributed"}, "06-multigpu", False, ("multi_gpu_mix",),
+        Route({"_text": r"DataParallel|[Rr]eplica|[Ss]catter|[Bb]roadcast|device_ids|local_rank|NCCL|nccl|all_reduce|"
+                        r"all_gather|[Dd]istributed|SyncBatchNorm|FSDP|FullyShard|deepspeed|DeepSpeed|different GPUs|"
+                        r"device_map"}, "06-multigpu", False, ("multi_gpu_mix",), ("01-devices", "09-debugging")),
+        Route({"_text": OPTIMIZER_STATE + r"|torch/optim/"}, "07-checkpoints", False, ("optimizer_state",),
               ("01-devices", "09-debugging")),
-        Route({"_text": OPTIMIZER_STATE + r"|[Oo]ptimizer|\.step\(\)"}, "07-checkpoints", False,
-              ("optimizer_state",), ("01-devices", "09-debugging")),
         Route({"_text": r"state_dict|[Cc]heckpoint|torch\.load|map_location|from_pretrained|safetensors|"
                         r"[Dd]eserializ|\.ckpt\b"}, "07-checkpoints", False, ("map_location", "meta_weights"),
               ("01-devices", "09-debugging")),
+        Route({"_text": r"Backward\d* returned an invalid gradient|cudagraphs? due to"}, "05-inside", False,
+              ("tensor_made_inside",), ("01-devices", "09-debugging")),
         Route({"_text": EMBEDDING + r"|index_select|edge_index|\bind(?:ex|ices)\b|token"}, "03-embedding", False,
               ("ids_not_moved", "table_not_moved"), ("05-inside", "09-debugging")),
         Route({"_text": r"\b(?:LSTM|GRU|RNN)\b|[Hh]idden state|\bhx\b|\bh0\b"}, "05-inside", False,
               ("hidden_state",), ("01-devices", "09-debugging")),
         Route({"_text": r"register_buffer|def forward|in forward|\bforward\(|self\.\w+ = torch\."}, "05-inside",
               False, ("tensor_made_inside",), ("01-devices", "09-debugging")),
-        Route({"_text": r"DataLoader|[Dd]ataloader|collate|pin_memory|\bbatch\b"}, "04-batches", False,
-              ("batch_not_moved",), ("01-devices", "09-debugging")),
+        Route({"_text": r"\bDGL|\bdgl\b|[Gg]raphs? (?:to batch|must be)|DataLoader|[Dd]ataloader|collate|pin_memory|"
+                        r"\bbatch\b"}, "04-batches", False, ("batch_not_moved",), ("01-devices", "09-debugging")),
     ),
     example="ValueError: expected the metric's state on cuda:0, but got input on cpu",
     reading={

@@ -26,10 +26,15 @@ sys.modules["corpus_report"] = corpus_report
 _spec.loader.exec_module(corpus_report)
 
 ENTRIES = corpus_report.load_corpus()
+NOVEL = corpus_report.load_corpus(corpus_report.NOVEL_DEV)  # the development half of the novel wordings
 HELDOUT = corpus_report.load_corpus(corpus_report.HELDOUT)
-PARTS = {"corpus.json": ENTRIES, "heldout.json": HELDOUT}
-ALL = ENTRIES + HELDOUT
+NOVEL_HELDOUT = corpus_report.load_corpus(corpus_report.NOVEL_HELDOUT)
+PARTS = {"corpus.json": ENTRIES, "heldout.json": HELDOUT, "novel_dev.json": NOVEL,
+         "novel_heldout.json": NOVEL_HELDOUT}
+DEVELOPMENT = ENTRIES + NOVEL
+ALL = ENTRIES + HELDOUT + NOVEL + NOVEL_HELDOUT
 KEYS = {"id", "lang", "text", "source", "torch_version", "device_error", "chapters", "cause", "family"}
+NOVEL_KEYS = KEYS | {"stratum", "library"}  # the novel wordings also say where the message comes from
 MIN_POSITIVES = 80
 MIN_NEGATIVES = 30
 MIN_TOTAL = 500  # both parts together
@@ -38,7 +43,11 @@ MIN_ALL_NEGATIVES = 100  # both parts together
 # Development entries the index gets wrong today, pending a fix in the index (never in the corpus): they are left
 # out of the two strict checks below, and test_pending_entries_still_fail asks for each to be removed from this
 # list as soon as the index answers it right. Add to it only for a new entry, never for an index change.
-PENDING: dict[str, str] = {}
+PENDING: dict[str, str] = {
+    # NCCL's "Duplicate GPU detected : rank 0 and rank 1 both on CUDA device": two ranks on one GPU (chapter 06's
+    # subject), labelled not a device-placement error; the DDP family calls it one, with confidence.
+    "gh-dfine-289": "false_positive",
+}
 # Recall the index must keep on this corpus. Raise it as the index improves; never lower it to let an index
 # change pass. (New, harder entries may lower measured recall: that is what the floor is measured against.)
 RECALL_FLOOR = 0.85
@@ -51,7 +60,10 @@ RECALL_FLOOR = 0.85
 def test_every_entry_has_the_schema(part):
     """Each entry of both parts has exactly the schema's fields, with the right types and values."""
     for e in PARTS[part]:
-        assert set(e) == KEYS, (e.get("id"), set(e) ^ KEYS)
+        keys = NOVEL_KEYS if part.startswith("novel") else KEYS
+        assert set(e) == keys, (e.get("id"), set(e) ^ keys)
+        if part.startswith("novel"):
+            assert e["stratum"] == "novel" and isinstance(e["library"], str) and e["library"], e["id"]
         assert isinstance(e["id"], str) and re.fullmatch(r"[a-z0-9][a-z0-9._-]*", e["id"]), e["id"]
         assert e["lang"] in ("en", "zh"), e["id"]
         assert isinstance(e["text"], str) and e["text"].strip(), e["id"]
@@ -95,8 +107,8 @@ def test_no_text_is_entered_twice():
 
 def test_no_thread_is_on_both_sides():
     """The split is by thread: every paste from one page is in the development part or in the held-out part."""
-    held = {e["source"] for e in HELDOUT}
-    both = sorted(e["id"] for e in ENTRIES if e["source"] in held)
+    held = {e["source"] for e in HELDOUT + NOVEL_HELDOUT}
+    both = sorted(e["id"] for e in DEVELOPMENT if e["source"] in held)
     assert both == [], both
 
 
@@ -116,8 +128,19 @@ def test_corpus_is_large_enough_and_bilingual():
 
 def test_pending_entries_are_development_entries():
     """Only development entries can be pending; the held-out part keeps its own list in test_heldout.py."""
-    ids = {e["id"] for e in ENTRIES}
+    ids = {e["id"] for e in DEVELOPMENT}
     assert set(PENDING) <= ids, set(PENDING) - ids
+
+
+def test_the_novel_wordings_are_novel_and_come_from_many_libraries():
+    """The development novel entries are novel to corpus.json; the held-out novel stratum (error lines not 90%
+    similar to any development entry) is large, bilingual, and comes from 30 libraries or more."""
+    common = [corpus_report.error_line(e["text"]) for e in ENTRIES]
+    for e in NOVEL:
+        assert not any(corpus_report.similar(corpus_report.error_line(e["text"]), c) for c in common), e["id"]
+    novel = corpus_report.heldout_strata()["novel"]
+    assert len(novel) >= 60 and {e["lang"] for e in novel} == {"en", "zh"}
+    assert len({e["library"] for e in NOVEL + NOVEL_HELDOUT}) >= 30
 
 
 # Every era and family the issue names, each by a fragment that a real paste of it contains.
@@ -162,7 +185,7 @@ def report():
     """The index's verdict on every entry (fails here until devicelab.errors.diagnose exists)."""
     from devicelab.errors import diagnose
 
-    return corpus_report.score(ENTRIES, diagnose)
+    return corpus_report.score(DEVELOPMENT, diagnose)
 
 
 def _listing(verdicts) -> str:

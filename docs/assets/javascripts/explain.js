@@ -45,6 +45,8 @@
     if (low === "tpu") return "xla";
     if (low === "gpu" || low === "cuda") return "cuda";
     if (low === "cpu") return "cpu";
+    if (/^thcuda\w*tensor$/.test(low)) return "cuda";  // TH's legacy C types (warp-ctc, old extensions)
+    if (/^th\w*tensor$/.test(low)) return "cpu";
     if (low.indexOf("torch.cuda.") === 0 || low.indexOf("cuda") === 0 || low.split(".").indexOf("cuda") >= 0) {
       return "cuda";
     }
@@ -108,11 +110,34 @@
   }
 
   // ------------------------------------------------------------------------------------------- matching
-  function matchIn(rules, line) {
+  // The paste's error lines from their exception on, each with the two lines after it and the indented line
+  // before it; the whole paste when no line looks like an error (devicelab.errors.core.error_part).
+  function errorPart(rules, text) {
+    var lines = text.replace(/\r\n/g, "\n").replace(/\r/g, "\n").split("\n");
+    var found = {}, any = false;
+    lines.forEach(function (line, i) {
+      var m = rules._exception.exec(line);
+      if (m) { found[i] = m.index; any = true; }
+    });
+    if (!any) return text;
+    var keep = {};
+    Object.keys(found).map(Number).forEach(function (i) {
+      if (i > 0 && /^[ \t]/.test(lines[i - 1]) && !(i - 1 in keep)) keep[i - 1] = lines[i - 1];
+      keep[i] = lines[i].slice(found[i]);
+      for (var j = i + 1; j <= i + 2 && j < lines.length; j++) {
+        if (!(j in keep)) keep[j] = j in found ? lines[j].slice(found[j]) : lines[j];
+      }
+    });
+    return Object.keys(keep).map(Number).sort(function (a, b) { return a - b; })
+      .map(function (j) { return keep[j]; }).join("\n");
+  }
+
+  function matchIn(rules, line, errorLine) {
     for (var k = 0; k < rules.kinds.length; k++) {
       var kind = rules.kinds[k];
+      var read = kind.scope === "error" ? errorLine : line;
       for (var p = 0; p < kind._regexes.length; p++) {
-        var m = kind._regexes[p].exec(line);
+        var m = kind._regexes[p].exec(read);
         if (!m) continue;
         var named = [];
         var groups = m.groups || {};
@@ -253,10 +278,10 @@
     var errorLine = rules._errorLine.test(read);
     var none = { device_error: false, chapter: null, confident: false, candidates: [], kind: null, devices: [],
       op: null, argument: null, causes: [], match: null, ranking: [], evidence: [], cut: cut, error_line: errorLine };
-    var lines = normalise(read);
-    var match = matchIn(rules, lines[0]);
-    if (lines[1] !== lines[0]) {
-      var second = matchIn(rules, lines[1]);
+    var lines = normalise(read), errors = normalise(errorPart(rules, read));
+    var match = matchIn(rules, lines[0], errors[0]);
+    if (lines[1] !== lines[0] || errors[1] !== errors[0]) {
+      var second = matchIn(rules, lines[1], errors[1]);
       if (second && (!match || (second.kind === match.kind && weight(second) > weight(match)))) match = second;
     }
     if (!match) return none;
@@ -477,6 +502,7 @@
       oldIpython: new RegExp(f.old_ipython), arrow: new RegExp(f.arrow), torch: new RegExp(f.torch) };
     rules._relevant = new RegExp(rules.relevant);
     rules._errorLine = new RegExp(rules.error_line);
+    rules._exception = new RegExp(rules.exception_line, "m");
     rules._half = new RegExp(rules.half);
     rules._ready = true;
     return rules;

@@ -91,3 +91,27 @@ def test_from_a_clean_checkout_the_targets_install_and_run(tmp_path):
     listed = _make(copy, "outputs", "ARGS=--check", venv=venv)
     assert "No such file" not in listed.stderr, listed.stderr
     assert listed.returncode == 0 or "run: make outputs" in listed.stdout, listed.stdout
+
+
+def test_make_serve_installs_the_site_alone_and_the_site_builds_without_torch(tmp_path):
+    """`make serve` installs requirements-site.txt (no torch) and the helper without dependencies; the hooks
+    import no torch, and a stale stored run is shown as it is instead of being executed."""
+    lines = (ROOT / "requirements-site.txt").read_text(encoding="utf-8").splitlines()
+    site = " ".join(line.split("#")[0] for line in lines)  # the requirements, not their comments
+    assert "mkdocs" in site and not any(word in site for word in ("torch", "timm", "ipykernel"))
+    assert "-r requirements-site.txt" in (ROOT / "requirements.txt").read_text(encoding="utf-8")
+    serve = (ROOT / "tools" / "serve.sh").read_text(encoding="utf-8")
+    assert "install.sh serve" in serve and "DEVICELAB_OUTPUTS" in serve
+    install = (ROOT / "tools" / "install.sh").read_text(encoding="utf-8")
+    assert 'install -q -r requirements-site.txt' in install and "--no-deps -e ." in install
+    probe = ("import sys\n"
+             "for name in ('torch', 'torchvision', 'timm', 'nbclient', 'ipykernel', 'matplotlib'):\n"
+             "    sys.modules[name] = None  # importing any of them now fails\n"
+             f"sys.path[:0] = [{str(ROOT / 'tools')!r}, {str(ROOT)!r}]\n"
+             "import mkdocs_hooks, explain_hook, reader_hooks, execute_solutions\n"
+             "from pathlib import Path\n"
+             f"notebook = Path({str(ROOT / 'solutions' / 'en' / '01-devices.ipynb')!r})\n"
+             "shown = mkdocs_hooks.stored_outputs(notebook, mode='stored')\n"
+             "print('cells', len(shown['cells']))\n")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0 and done.stdout.startswith("cells "), done.stdout + done.stderr

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Install what the course's commands need into a virtual environment, once: every make target calls this.
 #
-# Usage: bash tools/install.sh [site|dev] [--browser]
+# Usage: bash tools/install.sh [serve|site|dev] [--browser]
+#   serve      requirements-site.txt and the devicelab package without dependencies: build and serve the site only
+#              (no torch; its own environment, .venv-site by default, so that it stays small)
 #   site       requirements.txt and the devicelab package (build and serve the site, run the labs)
 #   dev        requirements-test.txt as well, and the notebooks' `python3` kernel (tests, grading, nbgrader, bench)
 #   --browser  Debian's chromium and CJK fonts for the browser tests (with apt-get, when run as root)
@@ -46,15 +48,17 @@ wait_for_apt() {
 trap wait_for_apt EXIT
 
 case "$level" in
-  site) files=(requirements.txt pyproject.toml) ;;
-  dev) files=(requirements.txt requirements-test.txt pyproject.toml) ;;
-  *) echo "usage: tools/install.sh [site|dev] [--browser]" >&2; exit 2 ;;
+  serve) files=(requirements-site.txt pyproject.toml) ;;
+  site) files=(requirements.txt requirements-site.txt pyproject.toml) ;;
+  dev) files=(requirements.txt requirements-site.txt requirements-test.txt pyproject.toml) ;;
+  *) echo "usage: tools/install.sh [serve|site|dev] [--browser]" >&2; exit 2 ;;
 esac
 want="$(cat "${files[@]}" | sha256sum | cut -c1-16) $(pwd)"
 stamp="$venv/.devicelab-installed-$level"
 fresh() {  # is the stamp of level $1 current?
-  local files_of=(requirements.txt pyproject.toml)
-  [ "$1" = dev ] && files_of=(requirements.txt requirements-test.txt pyproject.toml)
+  local files_of=(requirements.txt requirements-site.txt pyproject.toml)
+  [ "$1" = serve ] && files_of=(requirements-site.txt pyproject.toml)
+  [ "$1" = dev ] && files_of=(requirements.txt requirements-site.txt requirements-test.txt pyproject.toml)
   [ -x "$venv/bin/python" ] && [ -f "$venv/.devicelab-installed-$1" ] &&
     [ "$(cat "$venv/.devicelab-installed-$1")" = "$(cat "${files_of[@]}" | sha256sum | cut -c1-16) $(pwd)" ]
 }
@@ -63,7 +67,10 @@ if fresh "$level" || { [ "$level" = site ] && fresh dev; }; then
 fi
 
 [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
-if [ "$level" = site ]; then
+if [ "$level" = serve ]; then
+  "$venv/bin/pip" install -q -r requirements-site.txt
+  "$venv/bin/pip" install -q --no-deps -e .
+elif [ "$level" = site ]; then
   "$venv/bin/pip" install -q -r requirements.txt -e .
 else
   "$venv/bin/pip" install -q -r requirements-test.txt -e .

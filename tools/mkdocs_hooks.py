@@ -123,7 +123,8 @@ def on_page_content(html_text: str, page, config, files) -> str:
 
 # How a build treats a solution notebook whose stored execution (solutions/executed/) is missing or stale:
 #   execute (the default): run it now, store the run, say so in the log (slow: seconds per notebook);
-#   require: fail the build, naming the notebook and `make outputs` (for a deploy that must not run code).
+#   require: fail the build, naming the notebook and `make outputs` (for a deploy that must not run code);
+#   stored: show the stored run as it is, stale or not, and say so in the log (`make serve`: a preview, no torch).
 OUTPUTS_ENV = "DEVICELAB_OUTPUTS"
 SHOWN_DIR = Path(__file__).resolve().parent.parent / ".cache" / "solution-pages"
 _SHOWN: dict[str, dict] = {}  # page src_uri -> the shown run's record (ran_on, code_sha256)
@@ -147,6 +148,10 @@ def stored_outputs(notebook: Path, mode: str | None = None, log=None) -> dict:
     if reason is None:
         return execute_solutions.read_json(execute_solutions.store_path(notebook))
     name = notebook.relative_to(execute_solutions.ROOT).as_posix()
+    if mode == "stored" and execute_solutions.store_path(notebook).exists():
+        print(f"INFO    -  solution outputs: {name}: showing the stored run although {reason} "
+              "(make outputs refreshes it)", file=sys.stderr, flush=True)
+        return execute_solutions.read_json(execute_solutions.store_path(notebook))
     if mode == "require":
         raise PluginError(f"{name}: no fresh stored outputs ({reason}). Run `make outputs` and commit "
                           f"solutions/executed/, or build without {OUTPUTS_ENV}=require to execute it now.")

@@ -110,6 +110,22 @@ def _without_python_comments(code: str) -> str:
     return "\n".join(kept)
 
 
+def _without_python_prose(code: str) -> str:
+    """Python code without its comments and docstrings (both may be translated): the parsed code, docstrings
+    blanked, written back; a fragment that does not parse loses its comments only."""
+    import ast
+
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return _without_python_comments(code)
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and \
+                ast.get_docstring(node, clean=False) is not None:
+            node.body[0] = ast.Expr(ast.Constant("docstring"))
+    return ast.unparse(tree)
+
+
 def _without_shell_comments(code: str) -> str:
     """Shell code with `#` comments (whole lines, or after a space) and trailing whitespace removed."""
     kept = []
@@ -125,7 +141,7 @@ def comparable(lang: str, body: str, indent: str = "") -> str:
     body = "\n".join(line.removeprefix(indent) for line in body.splitlines())
     lang = lang.split()[0].lower() if lang.strip() else ""
     if lang in PYTHON:
-        return _without_python_comments(body)
+        return _without_python_prose(body)
     if lang in SHELL:
         return _without_shell_comments(body)
     return body

@@ -119,6 +119,26 @@ def on_page_content(html_text: str, page, config, files) -> str:
     return bar + _COPY_TEXT.sub("", _MATHJAX.sub("", _JUPYTER_THEME.sub("", html_text)))
 
 
+_WHOLE_HEADING = re.compile(r'<h([1-6]) id="([^"]+)"[^>]*>(.*?)</h\1>', re.S)
+
+
+def _titles_with_code(page, html_text: str) -> None:
+    """A notebook page's table of contents, titled as its headings read: mkdocs-jupyter drops inline code from the
+    titles ("5. Exercise 1 — a that keeps ..."); each entry takes its heading's whole text instead."""
+    texts = {}
+    for _, anchor, inner in _WHOLE_HEADING.findall(html_text):
+        inner = re.sub(r'<a class="anchor-link"[^>]*>.*?</a>', "", inner, flags=re.S)
+        texts[anchor] = html.escape(html.unescape(re.sub(r"<[^>]+>", "", inner)).strip())
+
+    def fix(items) -> None:  # noqa: ANN001 - mkdocs' AnchorLink list
+        for item in items:
+            if item.id in texts and texts[item.id]:
+                item.title = texts[item.id]
+            fix(item.children)
+
+    fix(getattr(page.toc, "items", None) or [])
+
+
 # ------------------------------------------------------------------ executed outputs on solution pages
 
 # How a build treats a solution notebook whose stored execution (solutions/executed/) is missing or stale:
@@ -568,4 +588,5 @@ def on_page_context(context, page, config, nav):
     """Make the table of contents of a notebook page lead to its headings."""
     if _notebook_parts(page) is not None and page.content:
         page.content = matched_anchors(page.content, _toc_links(page.toc.items))
+        _titles_with_code(page, page.content)
     return context

@@ -199,6 +199,23 @@ def base_script(base: str, folders: list[str]) -> str:
     return f'<base href="{base}"><script>{script}</script>'
 
 
+def language_switch(folders: list[str]) -> str:
+    """For the root 404.html, the only one GitHub Pages (and `mkdocs serve`) serves: when the missing address lies
+    in another language's folder (zh/...), the page becomes that language's 404 page, at the same address."""
+    names = "|".join(re.escape(folder.rstrip("/")) for folder in folders if folder)
+    if not names:
+        return ""
+    script = (
+        "(function(){var root=new URL(document.querySelector('base').href),"
+        "rest=location.pathname.slice(root.pathname.length),m=rest.match(/^(" + names + r")\//);"
+        "if(!m||/^[^/]+\/404\.html$/.test(rest))return;document.documentElement.style.visibility='hidden';"
+        "fetch(root.href+m[1]+'/404.html').then(function(r){return r.ok?r.text():null}).then(function(t){"
+        "if(t){document.open();document.write(t);document.close()}else{document.documentElement.style.visibility=''}"
+        "},function(){document.documentElement.style.visibility=''})})()"
+    )
+    return f"<script>{script}</script>"
+
+
 def not_found_body(lang: str, folder: str, chapters: list[tuple[str, str]]) -> str:
     """The 404 page's text in its language: search, the paste page and the chapter list (links relative to <base>)."""
     words = NOT_FOUND_TEXT.get(lang, NOT_FOUND_TEXT["en"])
@@ -230,7 +247,8 @@ def localized_not_found(output: str, base: str, folders: list[str], chapters: di
     output = re.sub(r'((?:href|src)=")' + re.escape(base), r"\1", output)
     output = output.replace(f'new URL("{base}",location)', "new URL(document.baseURI)")
     output = _ALTERNATE_LINK.sub("", output)  # as on every page (on_post_page)
-    output = re.sub(r"(<head[^>]*>)", lambda m: m.group(1) + base_script(base, folders), output, count=1)
+    output = re.sub(r"(<head[^>]*>)", lambda m: m.group(1) + base_script(base, folders) +
+                    (language_switch(folders) if not folder else ""), output, count=1)
     config_fix = ("<script>(function(){var c=document.getElementById('__config'),j=JSON.parse(c.textContent);"
                   "j.base=document.baseURI;j.search=new URL(j.search.replace(" + json.dumps(base) + ",''),"
                   "document.baseURI).href;c.textContent=JSON.stringify(j)})()</script>")

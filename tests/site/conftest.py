@@ -37,8 +37,22 @@ def site(tmp_path_factory, worker_id) -> Path:
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    """Serves the built site as GitHub Pages does: a missing address gets the root 404.html, with status 404."""
+
     def log_message(self, format, *args):  # noqa: A002 - the base class's signature
         pass
+
+    def send_error(self, code, message=None, explain=None):  # noqa: ANN001 - the base class's signature
+        page = Path(self.directory) / "404.html"
+        if code != 404 or not page.is_file():
+            return super().send_error(code, message, explain)
+        body = page.read_bytes()
+        self.send_response(404)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
 
 
 @pytest.fixture(scope="session")

@@ -23,14 +23,20 @@ if shutil.which("chromium") is None and shutil.which("chromium-browser") is None
     browser_only.append(pytest.mark.skip(reason="Debian's chromium is not installed"))
 
 
+def notebook_pages() -> list[str]:
+    """Every lab and solution page, per language."""
+    return [f"/{folder}{kind}/{chapter}/" for folder in FOLDERS.values() for kind in ("labs", "solutions")
+            for chapter in CHAPTERS]
+
+
 def reader_pages() -> list[str]:
-    """The pages a reader opens: homes, chapters, the paste page, the glossary, a lab and a solution, per language."""
+    """The pages a reader opens: homes, chapters, the paste page, the glossary, the tools, every lab and solution."""
     pages = []
     for folder in FOLDERS.values():
-        pages += [f"/{folder}", f"/{folder}explain/", f"/{folder}glossary/", f"/{folder}instructors/"]
+        pages += [f"/{folder}", f"/{folder}explain/", f"/{folder}glossary/", f"/{folder}instructors/",
+                  f"/{folder}tools/"]
         pages += [f"/{folder}{chapter}/" for chapter in CHAPTERS]
-        pages += [f"/{folder}labs/05-inside/", f"/{folder}solutions/09-debugging/"]
-    return pages
+    return pages + notebook_pages()
 
 
 # Runs in the page: what sticks out of a phone's screen, and code that wraps inside a table cell.
@@ -84,6 +90,22 @@ def test_no_page_scrolls_sideways_on_a_phone(phone, base_url, address, _):
     assert found["sideways"] <= 0, f"{address} scrolls {found['sideways']} px sideways at 390 px"
     assert not found["wide"], f"{address}: these stick out of the screen instead of scrolling inside: {found['wide']}"
     assert not found["broken"], f"{address}: code broken across lines inside a table cell: {found['broken']}"
+
+
+@pytest.mark.parametrize("_", [pytest.param(None, marks=browser_only)])
+def test_no_notebook_page_scrolls_sideways_on_a_desktop(browser, base_url, _):
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    wide = []
+    try:
+        for address in notebook_pages():
+            page.goto(f"{base_url}{address}")
+            sideways = page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
+            if sideways > 0:
+                wide.append(f"{address}: {sideways} px")
+    finally:
+        context.close()
+    assert not wide, "these scroll sideways at 1,280 px: " + ", ".join(wide)
 
 
 def visible_text(html: str) -> str:
@@ -236,3 +258,47 @@ def test_notebook_headings_show_their_anchor_only_on_hover(browser, base_url, _)
         assert anchor.evaluate("a => getComputedStyle(a).visibility") == "visible"
     finally:
         page.close()
+
+
+def test_a_notebook_pages_table_of_contents_keeps_the_inline_code_of_its_headings(site):
+    """Each table-of-contents entry of a lab or solution page reads as its heading does, inline code included."""
+    wrong = []
+    for address in notebook_pages():
+        soup = BeautifulSoup((site / address.strip("/") / "index.html").read_text(encoding="utf-8"), "html.parser")
+        headings = {h["id"]: h.get_text(" ", strip=True).replace("¶", "").split() for h in
+                    soup.select(".md-content h2[id], .md-content h3[id]")}
+        for link in soup.select('nav.md-nav--secondary a.md-nav__link[href^="#"]'):
+            anchor = link["href"][1:]
+            if anchor in headings and link.get_text(" ", strip=True).split() != headings[anchor]:
+                wrong.append(f"{address}#{anchor}: {link.get_text(' ', strip=True)!r}")
+    assert not wrong, "\n".join(wrong[:10])
+
+
+@pytest.mark.parametrize(("address", "lang", "title"), [("/no-such-page/", "en", "Page not found"),
+                                                         ("/zh/no-such-page/", "zh", "页面不存在"),
+                                                         ("/zh/03-embedding/gone/", "zh", "页面不存在")])
+@pytest.mark.parametrize("_", [pytest.param(None, marks=browser_only)])
+def test_a_missing_address_gets_the_404_page_of_its_language(browser, base_url, address, lang, title, _):
+    # The test server, like GitHub Pages, answers every missing address with the root 404.html.
+    page = browser.new_page()
+    try:
+        response = page.goto(f"{base_url}{address}")
+        assert response is not None and response.status == 404
+        page.wait_for_function(f"document.documentElement.lang === {lang!r}")
+        assert page.locator("h1").first.inner_text().rstrip("¶").strip() == title
+        assert page.url == f"{base_url}{address}"  # the reader keeps the address they asked for
+        header = page.evaluate("getComputedStyle(document.querySelector('.md-header')).position")
+        assert header in ("sticky", "fixed"), "Material's stylesheet did not load"
+    finally:
+        page.close()
+
+
+def test_no_page_asks_github_for_repository_facts_and_the_footer_has_no_english_credit(site):
+    """Material fetches stars and forks from api.github.com for a `source` component: the course's partial has none
+    (wherever GitHub is unreachable, two failed requests on every page); and no page carries the English
+    "Made with Material for MkDocs" line."""
+    for page in sorted(site.rglob("*.html")):
+        text = page.read_text(encoding="utf-8")
+        assert 'data-md-component="source"' not in text, page.relative_to(site)
+        assert "Made with" not in text, page.relative_to(site)
+    assert 'class="md-source"' in (site / "zh" / "index.html").read_text(encoding="utf-8")  # the link stays

@@ -7,7 +7,7 @@ passes a check without moving a byte. `untrusted()` lists what would make a verd
 
 - a subclass of `torch.Tensor` that is not PyTorch's (or this package's) own;
 - a subclass of `nn.Module` or `torch.optim.Optimizer` written outside an installed library (in the notebook)
-  that redefines what the checks read (`parameters`, `to`, `state_dict`, `state`, ...);
+  that redefines what the checks read (`parameters`, `buffers`, `state_dict`, `state`, ...);
 - PyTorch's own `Tensor`, `Module` or `Optimizer` with one of those attributes replaced since this module was
   imported.
 
@@ -20,6 +20,7 @@ from __future__ import annotations
 import os
 import sys
 import types
+import weakref
 
 import torch
 from torch import nn
@@ -27,12 +28,12 @@ from torch import nn
 _TENSOR_BASE = torch._C.TensorBase
 _TENSOR_NAMES = ("device", "is_meta", "is_cuda", "dtype", "shape", "size", "data", "to", "cpu", "cuda", "type",
                  "__class__", "__getattribute__", "__getattr__", "__torch_function__", "__torch_dispatch__", "numel")
+# What the checks *read* of a module or an optimizer. What they only call to act (`to`, `_apply`, `load_state_dict`,
+# `step`) a learner may override to good effect (an `_apply` that also moves a plain tensor): the checks then read
+# the result through the names below.
 _MODULE_NAMES = ("parameters", "named_parameters", "buffers", "named_buffers", "children", "named_children",
-                 "modules", "named_modules", "state_dict", "load_state_dict", "to", "cuda", "cpu", "_apply", "apply",
-                 "type", "float", "half", "__getattr__", "__getattribute__", "__setattr__", "__class__", "__call__",
-                 "_call_impl")
-_OPTIMIZER_NAMES = ("state", "param_groups", "state_dict", "load_state_dict", "step", "zero_grad", "add_param_group",
-                    "__getattr__", "__getattribute__", "__setattr__", "__class__")
+                 "modules", "named_modules", "state_dict", "__getattr__", "__getattribute__", "__class__")
+_OPTIMIZER_NAMES = ("state", "param_groups", "state_dict", "__getattr__", "__getattribute__", "__class__")
 _WATCHED = ((torch.Tensor, _TENSOR_NAMES), (nn.Module, _MODULE_NAMES), (torch.optim.Optimizer, _OPTIMIZER_NAMES))
 # PyTorch's own attributes as they were when the checks were loaded.
 _ORIGINAL = {(base, name): base.__dict__.get(name) for base, names in _WATCHED for name in names}
@@ -84,17 +85,35 @@ def _written_in_a_notebook(cls: type) -> bool:
 
 
 def _subclasses(base: type) -> list[type]:
-    seen, todo = [], list(type.__subclasses__(base))
+    seen: dict[int, type] = {}
+    todo = list(type.__subclasses__(base))
     while todo:
         cls = todo.pop()
-        if cls not in seen:
-            seen.append(cls)
+        if id(cls) not in seen:
+            seen[id(cls)] = cls
             todo.extend(type.__subclasses__(cls))
-    return seen
+    return list(seen.values())
 
 
 def _name(cls: type) -> str:
     return f"{getattr(cls, '__module__', '?')}.{getattr(cls, '__qualname__', '?')}".removeprefix("__main__.")
+
+
+# A class's verdict, once read (classes are checked each time a check runs; their bodies do not change).
+_VERDICTS: weakref.WeakKeyDictionary[type, str] = weakref.WeakKeyDictionary()
+
+
+def _verdict(cls: type, base: type, names: tuple[str, ...]) -> str:
+    """Why `cls` (a subclass of `base`) cannot be trusted, or ""."""
+    if cls not in _VERDICTS:
+        if base is _TENSOR_BASE:
+            bad = cls is not torch.Tensor and not _defined_in(cls, _OWN_FOLDERS)
+            _VERDICTS[cls] = f"a tensor class of its own: {_name(cls)}" if bad else ""
+        else:
+            redefined = sorted(set(vars(cls)) & set(names))
+            bad = bool(redefined) and _written_in_a_notebook(cls)
+            _VERDICTS[cls] = f"{_name(cls)} redefines {', '.join(redefined)}" if bad else ""
+    return _VERDICTS[cls]
 
 
 def untrusted() -> list[str]:
@@ -103,12 +122,6 @@ def untrusted() -> list[str]:
     for (base, name), original in _ORIGINAL.items():
         if base.__dict__.get(name) is not original:
             found.append(f"torch's own {base.__name__}.{name} was replaced")
-    for cls in _subclasses(_TENSOR_BASE):
-        if cls is not torch.Tensor and not _defined_in(cls, _OWN_FOLDERS):
-            found.append(f"a tensor class of its own: {_name(cls)}")
-    for base, names in _WATCHED[1:]:
-        for cls in _subclasses(base):
-            redefined = sorted(set(vars(cls)) & set(names))
-            if redefined and _written_in_a_notebook(cls):
-                found.append(f"{_name(cls)} redefines {', '.join(redefined)}")
+    for base, names in ((_TENSOR_BASE, _TENSOR_NAMES), *_WATCHED[1:]):
+        found += [why for cls in _subclasses(base) if (why := _verdict(cls, base, names))]
     return found

@@ -89,17 +89,17 @@ def places() -> list[tuple[Path, bool]]:
     return pages + [(p, True) for p in sorted((ROOT / "solutions" / "source").glob("*.md"))]
 
 
+def language_at(path: Path, in_lab: bool, text: str):
+    """lang_at(offset) for a file: its folder's language for a page, the cell's for a lab source."""
+    if in_lab:
+        return lab_language(text)
+    return lambda offset: path.parent.name
+
+
 def filled(path: Path, in_lab: bool, facts: dict) -> str:
     """The file's text with its facts written in."""
     text = path.read_text(encoding="utf-8")
-    if in_lab:
-        lang_at = lab_language(text)
-    else:
-        lang = path.parent.name
-
-        def lang_at(offset: int) -> str:
-            return lang
-    return fill(text, lang_at, facts, in_lab, str(path.relative_to(ROOT)))
+    return fill(text, language_at(path, in_lab, text), facts, in_lab, str(path.relative_to(ROOT)))
 
 
 def uses() -> dict[str, list[tuple[str, str]]]:
@@ -107,7 +107,7 @@ def uses() -> dict[str, list[tuple[str, str]]]:
     found: dict[str, list[tuple[str, str]]] = {}
     for path, in_lab in places():
         text = path.read_text(encoding="utf-8")
-        lang_at = lab_language(text) if in_lab else (lambda offset, lang=path.parent.name: lang)
+        lang_at = language_at(path, in_lab, text)
         for block in FACT.finditer(text):
             found.setdefault(block.group("id"), []).append((str(path.relative_to(ROOT)), lang_at(block.start())))
     return found

@@ -138,8 +138,16 @@ def render_problems(text: str) -> list[str]:
             found.append(f"internal name {name!r}")
     if re.search(r"\bfamily: |类别[:：]", text):
         found.append("internal label 'family'")
-    if re.search(r"^(What it means|含义)\n(?!  \S)", text, re.M):
-        found.append("an empty 'What it means'")
+    from ..errors import LABELS
+
+    headings = {LABELS[key][lang] for key in ("meaning", "causes", "cause", "check", "chapter", "evidence", "ranking")
+                for lang in ("en", "zh")}
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    for number, line in enumerate(lines):
+        if line in (LABELS["meaning"]["en"], LABELS["meaning"]["zh"]):  # its reading follows, not another heading
+            following = lines[number + 1] if number + 1 < len(lines) else ""
+            if not following or following in headings:
+                found.append("an empty 'What it means'")
     sentences = [s.strip() for s in _SENTENCE_END.split(text) if len(s.strip()) > 25]
     repeated = sorted({s for s in sentences if sentences.count(s) > 1})
     if repeated:

@@ -111,19 +111,27 @@ def _without_python_comments(code: str) -> str:
 
 
 def _without_python_prose(code: str) -> str:
-    """Python code without its comments and docstrings (both may be translated): the parsed code, docstrings
-    blanked, written back; a fragment that does not parse loses its comments only."""
+    """Python code without its comments and docstrings (both may be translated): each docstring's text becomes the
+    same placeholder, in place, so that every other character still counts."""
     import ast
 
     try:
         tree = ast.parse(code)
     except SyntaxError:
         return _without_python_comments(code)
+    lines = [line.encode("utf-8") for line in code.splitlines(keepends=True)]  # ast's columns count UTF-8 bytes
+    spans = []
     for node in ast.walk(tree):
-        if isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and \
-                ast.get_docstring(node, clean=False) is not None:
-            node.body[0] = ast.Expr(ast.Constant("docstring"))
-    return ast.unparse(tree)
+        if isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.body and \
+                isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant) and \
+                isinstance(node.body[0].value.value, str):
+            value = node.body[0].value
+            spans.append((value.lineno, value.col_offset, value.end_lineno, value.end_col_offset))
+    for start_line, start_col, end_line, end_col in sorted(spans, reverse=True):  # from the end: offsets hold
+        head = lines[start_line - 1][:start_col]
+        tail = lines[end_line - 1][end_col:]
+        lines[start_line - 1:end_line] = [head + b'"docstring"' + tail]
+    return _without_python_comments(b"".join(lines).decode("utf-8"))
 
 
 def _without_shell_comments(code: str) -> str:
@@ -192,6 +200,13 @@ def test_a_code_difference_is_caught_even_with_comments_removed(change):
     blocks = [[(lang.strip(), comparable(lang, body, indent)) for indent, lang, body in FENCE.findall(page)]
               for page in (EN_BLOCK, zh)]
     assert blocks[0] != blocks[1]
+
+
+def test_a_translated_docstring_is_not_a_difference_but_its_code_is():
+    en = 'def f(x):\n    """Move it."""\n    return x.to(device)\n'
+    zh = 'def f(x):\n    """把它移过去。"""\n    return x.to(device)\n'
+    assert comparable("python", en) == comparable("python", zh)
+    assert comparable("python", en) != comparable("python", zh.replace("x.to(device)", "x"))
 
 
 def test_shell_comments_may_differ_but_commands_may_not():

@@ -39,7 +39,8 @@ def test_the_checker_catches_each_problem():
     assert problems("Read {chapter}.")
     assert problems("A device-placement error (family: same_device)")
     assert problems("Move the model to the GPU first. Move the model to the GPU first.")
-    assert problems("A device-placement error\n\nWhat it means\n  \n\nLikely causes\n  1. x")
+    assert problems("A device-placement error\n\nWhat it means\n  \n\nLikely causes, most likely first\n  1. x")
+    assert problems("A device-placement error\nWhat it means\nLikely cause\nA tensor is on meta.")  # the page's text
     assert not problems("A device-placement error · devices: cpu, cuda:0\n\nWhat it means\n  Move it.")
 
 

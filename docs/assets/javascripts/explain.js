@@ -354,7 +354,7 @@
       op: values.op || null,
       argument: arg && !/^\d+$/.test(arg) ? arg : null,
       causes: causes,
-      match: { kind: kind, fields: match.fields, values: values },
+      match: { kind: kind, fields: match.fields, values: values, markers: match.markers },
       ranking: unique,
       evidence: seen,
       cut: cut,
@@ -396,7 +396,7 @@
 
   function reading(kind, fields, values, lang, markers) {
     var byMarker = kind.reading_by_marker || {};
-    var marker = Object.keys(byMarker).filter(function (m) { return markers && markers[m]; })[0];
+    var marker = Object.keys(byMarker).filter(function (m) { return (markers && markers[m]) || values[m]; })[0];
     if (marker !== undefined) return fill(byMarker[marker][lang] || "", values);
     var hasOp = fields.some(function (f) { return f[0] === "op" || f[0] === "arg"; });
     var hasWant = fields.some(function (f) { return f[0] === "want"; });

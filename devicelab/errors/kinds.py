@@ -25,6 +25,17 @@ ZH_SAME = r"(?:预期|期望|应该|要求)?所有(?:的)?张量(?:都)?(?:应�
 
 # --------------------------------------------------------------------------------------------- device errors
 
+# MPS's "Placeholder storage has not been allocated on MPS device!": what it means, for the families that know it.
+MPS_PLACEHOLDER_READING = {
+    "en": "On Apple's MPS device a kernel found one of its tensors with no storage on the MPS device: a tensor it uses "
+    "is still on the CPU (the batch, a layer's weight, or a tensor made without `device=`). This wording names neither "
+    "the tensor nor the argument: print the `.device` of every tensor the operation uses, and move the one on the CPU "
+    "to `mps`.",
+    "zh": "在 Apple 的 MPS 设备上，某个内核发现它的一个张量在 MPS 设备上没有存储：它用到的某个张量还在 CPU 上"
+    "（批次、某一层的权重，或没有指定 `device=` 就创建的张量）。这种措辞既不说是哪个张量，也不说是哪个参数："
+    "打印这个运算用到的每个张量的 `.device`，把在 CPU 上的那个移到 `mps`。",
+}
+
 SAME_DEVICE = ErrorKind(
     name="same_device",
     chapter="01-devices",
@@ -152,16 +163,7 @@ SAME_DEVICE = ErrorKind(
         "想清楚本该在哪个设备上（通常是加速器），再把不在那里的东西移过去。",
     },
     reading_by_marker={
-        "_mps": {
-            "en": "On Apple's MPS device a kernel found one of its tensors with no storage on the MPS device: a tensor "
-            "it "
-            "uses is still on the CPU (the batch, a layer's weight, or a tensor made without `device=`). This wording "
-            "names neither the tensor nor the argument: print the `.device` of every tensor the operation uses, and "
-            "move the one on the CPU to `mps`.",
-            "zh": "在 Apple 的 MPS 设备上，某个内核发现它的一个张量在 MPS 设备上没有存储：它用到的某个张量还在 CPU 上"
-            "（批次、某一层的权重，或没有指定 `device=` 就创建的张量）。这种措辞既不说是哪个张量，也不说是哪个参数："
-            "打印这个运算用到的每个张量的 `.device`，把在 CPU 上的那个移到 `mps`。",
-        },
+        "_mps": MPS_PLACEHOLDER_READING,
         "_expected": {
             "en": "An operation (the TensorIterator check of an older PyTorch) expected its tensors on {want} and got "
             "one "
@@ -213,16 +215,7 @@ CONV = ErrorKind(
     candidates=("01-devices",),
     example="Input type (torch.cuda.FloatTensor) and weight type (torch.FloatTensor) should be the same",
     reading_by_marker={
-        "_mps": {
-            "en": "On Apple's MPS device a kernel found one of its tensors with no storage on the MPS device: a tensor "
-            "it "
-            "uses is still on the CPU (the batch, a layer's weight, or a tensor made without `device=`). This wording "
-            "names neither the tensor nor the argument: print the `.device` of every tensor the operation uses, and "
-            "move the one on the CPU to `mps`.",
-            "zh": "在 Apple 的 MPS 设备上，某个内核发现它的一个张量在 MPS 设备上没有存储：它用到的某个张量还在 CPU 上"
-            "（批次、某一层的权重，或没有指定 `device=` 就创建的张量）。这种措辞既不说是哪个张量，也不说是哪个参数："
-            "打印这个运算用到的每个张量的 `.device`，把在 CPU 上的那个移到 `mps`。",
-        },
+        "_mps": MPS_PLACEHOLDER_READING,
     },
     reading={
         "en": "A convolution compares its input with its weight before it runs. The input's type is {input} and the "

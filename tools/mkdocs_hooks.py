@@ -116,7 +116,28 @@ def on_page_content(html_text: str, page, config, files) -> str:
         + (ran_on_line(ran, lang) if ran else "")
         + "</div>"
     ) + gpu_stamps.captured_wording(lab, lang)
+    html_text = described_plots(html_text, lang)
     return bar + _COPY_TEXT.sub("", _MATHJAX.sub("", _JUPYTER_THEME.sub("", html_text)))
+
+
+_NO_ALT = 'alt="No description has been provided for this image"'
+_NEXT_CELL = re.compile(r'<div class="jp-Cell ')
+PLOT_ALT = {"en": "The plot of the training above", "zh": "上面这次训练的曲线图"}
+
+
+def described_plots(html_text: str, lang: str) -> str:
+    """Each plot a notebook drew gets the caption its cell printed (lab.plot_training says in one line what the
+    plot shows) as its alt text, in the page's language, instead of nbconvert's English placeholder."""
+    out, start = [], 0
+    while (found := html_text.find(_NO_ALT, start)) >= 0:
+        cell_end = _NEXT_CELL.search(html_text, found)
+        window = html_text[found:cell_end.start() if cell_end else len(html_text)]
+        printed = re.search(r"<pre>(.*?)</pre>", window, re.S)
+        words = html.unescape(re.sub(r"<[^>]+>", "", printed.group(1))).strip().splitlines() if printed else []
+        alt = words[0] if words else PLOT_ALT.get(lang, PLOT_ALT["en"])
+        out += [html_text[start:found], f'alt="{html.escape(alt)}"']
+        start = found + len(_NO_ALT)
+    return "".join(out) + html_text[start:]
 
 
 _WHOLE_HEADING = re.compile(r'<h([1-6]) id="([^"]+)"[^>]*>(.*?)</h\1>', re.S)

@@ -304,3 +304,17 @@ def test_no_page_asks_github_for_repository_facts_and_the_footer_has_no_english_
         assert 'data-md-component="source"' not in text, page.relative_to(site)
         assert "Made with" not in text, page.relative_to(site)
     assert 'class="md-source"' in (site / "zh" / "index.html").read_text(encoding="utf-8")  # the link stays
+
+
+def test_every_plot_says_what_it_shows_in_the_pages_language(site):
+    """A solution's plot has the caption its cell printed as alt text, never nbconvert's English placeholder."""
+    seen = 0
+    for address in notebook_pages():
+        soup = BeautifulSoup((site / address.strip("/") / "index.html").read_text(encoding="utf-8"), "html.parser")
+        for image in soup.select(".jupyter-wrapper img"):
+            seen += 1
+            alt = image.get("alt", "")
+            assert alt and "No description" not in alt, (address, alt)
+            if address.startswith("/zh/"):
+                assert re.search(r"[\u4e00-\u9fff]", alt), (address, alt)
+    assert seen >= 18, seen  # every solution draws its proof

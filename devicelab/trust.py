@@ -11,8 +11,9 @@ passes a check without moving a byte. `untrusted()` lists what would make a verd
 - PyTorch's own `Tensor`, `Module` or `Optimizer` with one of those attributes replaced since this module was
   imported.
 
-`device_of`, `dtype_of` and `shape_of` read a tensor through `torch._C.TensorBase`'s descriptors, which no
-subclass and no assignment to `torch.Tensor` can change.
+With no such class in the process, every tensor a check reads is one of PyTorch's own classes, whose `.device`,
+`.dtype` and `.shape` are `torch._C.TensorBase`'s descriptors; an assignment to `torch.Tensor` that shadows one
+of them is the third case.
 """
 
 from __future__ import annotations
@@ -38,21 +39,6 @@ _WATCHED = ((torch.Tensor, _TENSOR_NAMES), (nn.Module, _MODULE_NAMES), (torch.op
 # PyTorch's own attributes as they were when the checks were loaded.
 _ORIGINAL = {(base, name): base.__dict__.get(name) for base, names in _WATCHED for name in names}
 _OWN_FOLDERS = tuple(os.path.realpath(os.path.dirname(m.__file__)) + os.sep for m in (torch, sys.modules[__package__]))
-
-
-def device_of(tensor: torch.Tensor) -> torch.device:
-    """The device a tensor really is on (PyTorch's own descriptor, whatever the tensor's class says)."""
-    return _TENSOR_BASE.device.__get__(tensor)
-
-
-def dtype_of(tensor: torch.Tensor) -> torch.dtype:
-    """The tensor's real dtype."""
-    return _TENSOR_BASE.dtype.__get__(tensor)
-
-
-def shape_of(tensor: torch.Tensor) -> torch.Size:
-    """The tensor's real shape."""
-    return _TENSOR_BASE.shape.__get__(tensor)
 
 
 def _defined_in(cls: type, folders: tuple[str, ...]) -> bool:

@@ -3,6 +3,7 @@
 import hashlib
 import importlib.util
 import json
+import os
 import re
 import subprocess
 import sys
@@ -176,10 +177,10 @@ def test_the_gpu_check_stores_each_solution_run_on_the_gpu(tmp_path, monkeypatch
 
     seen_env = []
     monkeypatch.setattr(execute_solutions, "STORE", tmp_path)
-    monkeypatch.setattr(execute_solutions, "execute",
-                        lambda notebook, env=None: seen_env.append(env) or _executed_on("cuda", "NVIDIA H200"))
+    monkeypatch.setattr(gpu_check, "execute_apart",
+                        lambda notebook, env: seen_env.append(env) or _executed_on("cuda", "NVIDIA H200"))
     rows, failures = [], []
-    written = gpu_check.store_outputs({"DEVICELAB_STRICT": "1"}, rows, failures)
+    written = gpu_check.store_outputs({"DEVICELAB_STRICT": "1"}, rows, failures, jobs=3)
     notebooks = execute_solutions.solution_notebooks()
     assert failures == [] and len(written) == len(notebooks)
     assert sorted(p.relative_to(tmp_path).as_posix() for p in written) == sorted(
@@ -192,7 +193,7 @@ def test_the_gpu_check_stores_no_run_that_did_not_use_the_gpu(tmp_path, monkeypa
     import execute_solutions
 
     monkeypatch.setattr(execute_solutions, "STORE", tmp_path)
-    monkeypatch.setattr(execute_solutions, "execute", lambda notebook, env=None: _executed_on("cpu"))
+    monkeypatch.setattr(gpu_check, "execute_apart", lambda notebook, env: _executed_on("cpu"))
     rows, failures = [], []
     assert gpu_check.store_outputs({}, rows, failures) == []
     assert failures and all("not on the GPU" in f for f in failures)
@@ -302,3 +303,29 @@ def test_the_archive_holds_a_manifest_and_the_runs_files(tmp_path):
     assert gpu_check.notebook_rows(rows) == [
         {"notebook": "labs/en/01-devices.ipynb", "result": "ok", "seconds": 12.3},
         {"notebook": "solutions/zh/01-devices.ipynb", "result": "ok", "seconds": 3.0}]
+
+
+def test_a_copy_without_git_proves_its_commit_by_its_tree_file(tmp_path):
+    """`make gpu-wheels` lists the commit's files; a copy is clean only when each one has those exact bytes."""
+    (tmp_path / "a.py").write_text("print(1)\n")
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "b.txt").write_bytes(b"two\n")
+    os.symlink("a.py", tmp_path / "link")
+    commit = "0123456789abcdef0123456789abcdef01234567"
+    lines = [commit] + [f"100644 {gpu_check.git_blob((tmp_path / p).read_bytes())} 0\t{p}"
+                        for p in ("a.py", "sub/b.txt")]
+    lines.append(f"120000 {gpu_check.git_blob(b'a.py')} 0\tlink")
+    assert gpu_check.git_state(tmp_path) == ("", False)  # neither git nor a tree file
+    (tmp_path / gpu_check.TREE_FILE).write_text("\n".join(lines) + "\n")
+    assert gpu_check.git_state(tmp_path) == (commit, True)
+    (tmp_path / "sub" / "b.txt").write_bytes(b"changed\n")
+    assert gpu_check.git_state(tmp_path) == (commit, False)
+    (tmp_path / "sub" / "b.txt").unlink()
+    assert gpu_check.git_state(tmp_path) == (commit, False)
+    (tmp_path / gpu_check.TREE_FILE).write_text("not a commit\n" + "\n".join(lines[1:]))
+    assert gpu_check.git_state(tmp_path) == ("", False)
+
+
+def test_git_blob_is_gits_object_id():
+    # `printf 'hello\n' | git hash-object --stdin`
+    assert gpu_check.git_blob(b"hello\n") == "ce013625030ba8dba906f756967f9e9ca394464a"

@@ -347,7 +347,7 @@ def test_the_archive_the_gpu_check_writes_is_one_the_import_accepts(tmp_path, mo
     monkeypatch.setattr(gpu_check, "git_state", lambda root=ROOT: (COMMIT, True))
     steps = sorted(gpu_check.expected_steps())
 
-    def fake_run(args, env):
+    def fake_run(args, env, timeout=None):
         report = Path(next(a for a in args if a.startswith("--junitxml=")).split("=", 1)[1])
         if "--nbval-lax" in args:
             report.write_bytes(junit([(args[-1], "passed")]))
@@ -362,9 +362,9 @@ def test_the_archive_the_gpu_check_writes_is_one_the_import_accepts(tmp_path, mo
         return 0, 2.0, "1 passed"
 
     monkeypatch.setattr(gpu_check, "run", fake_run)
-    monkeypatch.setattr(execute_solutions, "execute", lambda notebook, env=None: executed_solution(notebook, T4))
+    monkeypatch.setattr(gpu_check, "execute_apart", lambda notebook, env: executed_solution(notebook, T4))
     path = tmp_path / "run.zip"
-    assert gpu_check.main(["--device", "cuda", "--archive", str(path)]) == 0
+    assert gpu_check.main(["--device", "cuda", "--archive", str(path), "--jobs", "4"]) == 0
     assert "gpu-check passed" in capsys.readouterr().out
     run = importer.read_archive(path, COMMIT)
     assert run.manifest["gpu"] == "Tesla T4" and run.manifest["claims"]["passed"] == 1

@@ -40,6 +40,7 @@ import tempfile
 import time
 import xml.etree.ElementTree as ElementTree
 import zipfile
+from concurrent.futures import ThreadPoolExecutor
 from datetime import date
 from pathlib import Path
 
@@ -52,6 +53,7 @@ from devicelab.devices import environment_report, on_colab  # noqa: E402
 ARCHIVE_FORMAT = "devicelab-gpu-run/1"
 DEVICES = captures.DEVICES  # what a run may use: "cuda" or "mps"
 
+NOTEBOOK_TIMEOUT_S = 900  # one notebook, on any GPU (nbclient also stops a cell after 600 s)
 REPRODUCE_STEP = re.compile(r"^@lab\.reproduce\(.*?\)\s*\n\s*def (\w+)\(", re.S | re.M)
 
 
@@ -75,9 +77,23 @@ def can_store_outputs() -> bool:
     return all(importlib.util.find_spec(name) is not None for name in ("nbclient", "matplotlib", "nbformat"))
 
 
+def execute_apart(notebook: Path, env: dict[str, str]) -> dict:
+    """execute_solutions.execute(notebook) in a process of its own (so that several run at once)."""
+    with tempfile.TemporaryDirectory(prefix="gpu-check-run-") as folder:
+        target = Path(folder) / "executed.json"
+        code = ("import json, os, sys; from pathlib import Path; sys.path.insert(0, sys.argv[3]); "
+                "import execute_solutions as e; executed = e.execute(Path(sys.argv[1]), env=dict(os.environ)); "
+                "Path(sys.argv[2]).write_text(json.dumps(executed))")
+        done = subprocess.run([sys.executable, "-c", code, str(notebook), str(target), str(ROOT / "tools")],
+                              cwd=ROOT, env=env, capture_output=True, text=True, timeout=NOTEBOOK_TIMEOUT_S)
+        if done.returncode != 0:
+            raise RuntimeError((done.stdout + done.stderr)[-3000:])
+        return json.loads(target.read_text(encoding="utf-8"))
+
+
 def store_outputs(env: dict[str, str], rows: list[tuple[str, str, float]], failures: list[str],
-                  device: str = "cuda", store: Path | None = None) -> list[Path]:
-    """Execute every solution notebook on this machine's `device`; return the entries written.
+                  device: str = "cuda", store: Path | None = None, jobs: int = 1) -> list[Path]:
+    """Execute every solution notebook on this machine's `device`, `jobs` at a time; return the entries written.
 
     They go into the store (solutions/executed/), or into `store` when it is given (an MPS run keeps
     them out of the store: the site shows the CUDA run's outputs).
@@ -85,33 +101,39 @@ def store_outputs(env: dict[str, str], rows: list[tuple[str, str, float]], failu
     sys.path.insert(0, str(ROOT / "tools"))
     import execute_solutions
 
-    written = []
-    for notebook in execute_solutions.solution_notebooks():
-        name = str(notebook.relative_to(ROOT))
+    def one(notebook: Path) -> tuple[Path, dict | Exception, float]:
         start = time.monotonic()
         try:
-            executed = execute_solutions.execute(notebook, env=env)
+            return notebook, execute_apart(notebook, env), time.monotonic() - start
         except Exception as error:  # noqa: BLE001 - every notebook gets its row; the run fails at the end
-            rows.append((name, "FAILED", time.monotonic() - start))
-            failures.append(f"{name}\n{type(error).__name__}: {str(error)[-3000:]}")
-            continue
-        ran = executed["metadata"][execute_solutions.META]["ran_on"]
-        if ran["device"] != device:
-            failures.append(f"{name}: ran on {ran['device']}, not on the GPU: not stored")
-            rows.append((name, "not on GPU", time.monotonic() - start))
-            continue
-        if not ran.get("gpu"):  # the run's probe names CUDA GPUs only
-            ran["gpu"] = environment_report(torch_device(device))["gpu"]
-        if store is None:
-            written.append(execute_solutions.write_entry(notebook, executed))
-        else:
-            target = store / notebook.parent.name / notebook.name
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(json.dumps(executed, indent=1, ensure_ascii=False, sort_keys=True) + "\n",
-                              encoding="utf-8")
-            written.append(target)
-        rows.append((f"{name} (outputs stored)", "ok", time.monotonic() - start))
-        print(f"{name}: executed ({rows[-1][2]:.0f} s)", flush=True)
+            return notebook, error, time.monotonic() - start
+
+    written = []
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        for notebook, executed, seconds in pool.map(one, execute_solutions.solution_notebooks()):
+            name = str(notebook.relative_to(ROOT))
+            if isinstance(executed, Exception):
+                rows.append((name, "FAILED", seconds))
+                failures.append(f"{name}\n{type(executed).__name__}: {str(executed)[-3000:]}")
+                print(f"{name}: FAILED ({seconds:.0f} s)", flush=True)
+                continue
+            ran = executed["metadata"][execute_solutions.META]["ran_on"]
+            if ran["device"] != device:
+                failures.append(f"{name}: ran on {ran['device']}, not on the GPU: not stored")
+                rows.append((name, "not on GPU", seconds))
+                continue
+            if not ran.get("gpu"):  # the run's probe names CUDA GPUs only
+                ran["gpu"] = environment_report(torch_device(device))["gpu"]
+            if store is None:
+                written.append(execute_solutions.write_entry(notebook, executed))
+            else:
+                target = store / notebook.parent.name / notebook.name
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_text(json.dumps(executed, indent=1, ensure_ascii=False, sort_keys=True) + "\n",
+                                  encoding="utf-8")
+                written.append(target)
+            rows.append((f"{name} (outputs stored)", "ok", seconds))
+            print(f"{name}: executed ({seconds:.0f} s)", flush=True)
     return written
 
 
@@ -122,10 +144,14 @@ def torch_device(device: str):
     return torch.device(device)
 
 
-def run(args: list[str], env: dict[str, str]) -> tuple[int, float, str]:
+def run(args: list[str], env: dict[str, str], timeout: float = NOTEBOOK_TIMEOUT_S) -> tuple[int, float, str]:
     """Run a command in the repository; return its exit code, seconds and the end of its output."""
     start = time.monotonic()
-    done = subprocess.run(args, cwd=ROOT, env=env, capture_output=True, text=True)
+    try:
+        done = subprocess.run(args, cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired as late:
+        text = (late.stdout or b"").decode(errors="replace") if isinstance(late.stdout, bytes) else (late.stdout or "")
+        return 124, time.monotonic() - start, (text + f"\nstopped after {timeout} s")[-3000:]
     return done.returncode, time.monotonic() - start, (done.stdout + done.stderr)[-3000:]
 
 
@@ -212,16 +238,52 @@ def machine_facts(device, day: str | None = None) -> dict[str, object]:
     }
 
 
+TREE_FILE = ".devicelab-tree"  # `git rev-parse HEAD` and `git ls-files -s`, for a copy without .git
+
+
+def git_blob(data: bytes) -> str:
+    """The object id git gives a file with these bytes."""
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+
+
 def git_state(root: Path = ROOT) -> tuple[str, bool]:
-    """The checkout's commit and whether its tracked files are as committed ("" and False outside git)."""
+    """The checkout's commit and whether its tracked files are as committed ("" and False outside git).
+
+    A copy without .git (sent to a CUDA machine without network) proves its commit with TREE_FILE,
+    written by `make gpu-wheels`: the commit, then each tracked file's mode, object id and path. The copy
+    is clean only when every one of those files is there with those exact bytes.
+    """
     try:
         commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True,
                                 check=True).stdout.strip()
         changed = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=root,
                                  capture_output=True, text=True, check=True).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
-        return "", False
+        return tree_file_state(root)
     return commit, not changed
+
+
+def tree_file_state(root: Path = ROOT) -> tuple[str, bool]:
+    """The commit named by TREE_FILE and whether every file it lists is here unchanged."""
+    listing = root / TREE_FILE
+    if not listing.is_file():
+        return "", False
+    commit, *entries = listing.read_text(encoding="utf-8").splitlines()
+    if not re.fullmatch(r"[0-9a-f]{40}", commit.strip()) or not entries:
+        return "", False
+    for entry in entries:
+        info, _, path = entry.partition("\t")
+        mode, blob = info.split()[:2]
+        if mode == "160000":  # a submodule: its files are not the commit's
+            continue
+        file = root / path
+        if mode == "120000":  # a symbolic link: git stores where it points
+            data = os.readlink(file).encode() if file.is_symlink() else None
+        else:
+            data = file.read_bytes() if file.is_file() else None
+        if data is None or git_blob(data) != blob:
+            return commit.strip(), False
+    return commit.strip(), True
 
 
 def labs() -> list[str]:
@@ -276,11 +338,13 @@ def notebook_rows(rows: list[tuple[str, str, float]]) -> list[dict[str, object]]
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    """The command line: --device cuda|mps (default: $DEVICE, else cuda) and --archive PATH."""
+    """The command line: --device cuda|mps (default: $DEVICE, else cuda), --archive PATH and --jobs N."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--device", default=os.environ.get("DEVICE") or "cuda",
                         help="cuda (default) or mps (Apple silicon); also read from $DEVICE")
     parser.add_argument("--archive", type=Path, help="also write the run's archive (a .zip) here")
+    parser.add_argument("--jobs", "-j", type=int, default=int(os.environ.get("GPU_CHECK_JOBS") or 1),
+                        help="notebooks run at once (default 1; each holds its own CUDA context)")
     return parser.parse_args(argv)
 
 
@@ -288,6 +352,7 @@ def main(argv: list[str] | None = None) -> int:
     """Run the whole GPU check and print its table."""
     args = parse_args(argv)
     device = args.device.strip().lower()
+    jobs = max(1, args.jobs)
     problem = accelerator_problem(device)
     if problem:
         print(problem)
@@ -308,23 +373,28 @@ def main(argv: list[str] | None = None) -> int:
     pytest = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q"]
     storing = can_store_outputs()
     solutions_dir = ROOT / "solutions"
-    for notebook in notebooks():
-        if storing and notebook.is_relative_to(solutions_dir):
-            continue  # executed below, once the captures are saved
+    labs_now = [nb for nb in notebooks() if not (storing and nb.is_relative_to(solutions_dir))]
+
+    def lab_run(notebook: Path) -> tuple[str, int, float, str]:
         name = str(notebook.relative_to(ROOT))
         report = workdir / "junit" / (name.replace("/", "__").removesuffix(".ipynb") + ".xml")
         reports[f"junit/{report.name}"] = report
-        code, seconds, tail = run([*pytest, "--nbval-lax", "--nbval-current-env", f"--junitxml={report}",
-                                   str(notebook)], env)
-        rows.append((name, "ok" if code == 0 else "FAILED", seconds))
-        print(f"{name}: {rows[-1][1]} ({seconds:.0f} s)", flush=True)
-        if code != 0:
-            failures.append(f"{name}\n{tail}")
+        return (name, *run([*pytest, "--nbval-lax", "--nbval-current-env", f"--junitxml={report}",
+                            str(notebook)], env))
+
+    # (solutions are executed below, once the captures are saved)
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        for name, code, seconds, tail in pool.map(lab_run, labs_now):
+            rows.append((name, "ok" if code == 0 else "FAILED", seconds))
+            print(f"{name}: {rows[-1][1]} ({seconds:.0f} s)", flush=True)
+            if code != 0:
+                failures.append(f"{name}\n{tail}")
     junit = workdir / "claims.xml"
     claims: list[dict[str, str]] = []
     if device == "cuda":
         code, seconds, tail = run(
-            [*pytest, "-o", "addopts=", "-m", "gpu", "-rs", f"--junitxml={junit}", "tests/claims", "tests/unit"],
+            [*pytest, "-o", "addopts=", "-m", "gpu", "-rs", "--continue-on-collection-errors",
+             f"--junitxml={junit}", "tests/claims", "tests/unit"],
             env)
         counts = re.findall(r"(\d+) (passed|failed|skipped|error)", tail)
         rows.append(("tests/claims tests/unit -m gpu", ", ".join(f"{n} {w}" for n, w in counts) or "?", seconds))
@@ -348,7 +418,7 @@ def main(argv: list[str] | None = None) -> int:
         # log to their own file (the labs printed the same steps), so the capture file stays as saved.
         solutions_log = workdir / "solutions-captures.jsonl"
         stored = store_outputs({**env, "DEVICELAB_CAPTURE_LOG": str(solutions_log)}, rows, failures, device,
-                               store=None if device == "cuda" else workdir / "executed")
+                               store=None if device == "cuda" else workdir / "executed", jobs=jobs)
         logged = logged + read_log(solutions_log)
     else:
         print("solution outputs not stored: this machine lacks nbclient or matplotlib (see `make gpu-wheels`)")
@@ -387,7 +457,7 @@ def main(argv: list[str] | None = None) -> int:
         for entry in stored:
             files[f"executed/{entry.parent.name}/{entry.name}"] = entry.read_bytes()
         manifest = {
-            "commit": commit, "tree_clean": clean, **facts, "seconds": round(time.monotonic() - started),
+            "commit": commit, "tree_clean": clean, **facts, "seconds": round(time.monotonic() - started), "jobs": jobs,
             "labs": labs(), "notebooks": notebook_rows(rows), "claims": ran, "captures": len(new),
             "missing_steps": [f"{lab}/{step}" for lab, step in missing], "failures": len(failures),
         }

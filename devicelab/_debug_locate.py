@@ -125,6 +125,12 @@ class LocateReport:
     def __repr__(self) -> str:
         return str(self)
 
+    def _repr_html_(self) -> str:
+        """In Jupyter and Colab: the path to the module it names, that module marked, the two devices."""
+        from ._debug_html import locate_html
+
+        return locate_html(self)
+
 
 def _signature(module: nn.Module) -> inspect.Signature | None:
     try:

@@ -2,6 +2,7 @@
 
     report = audit(model, batch=batch, optimizer=optimizer, criterion=criterion)
     print(report)            # a table: name | kind | device | shape | dtype, odd rows marked ✗, then a verdict
+    report                   # in a notebook: a tree of modules, each tensor coloured by device, odd ones marked
     report = locate(model, inputs)
     print(report)            # "encoder.layers.3.norm: weight on cpu, input on cuda:0", then PyTorch's message
 
@@ -20,6 +21,7 @@ import torch
 from torch import nn
 
 from . import messages
+from ._debug_html import audit_html
 from ._debug_locate import LocateReport, locate
 from ._debug_walk import module_tensors, walk_tensors
 
@@ -123,6 +125,10 @@ class AuditReport:
 
     def __repr__(self) -> str:
         return str(self)
+
+    def _repr_html_(self) -> str:
+        """In Jupyter and Colab: the tensors as a tree of modules, coloured by device, the odd ones marked."""
+        return audit_html(self)
 
 
 def _shape_text(shape: tuple[int, ...]) -> str:

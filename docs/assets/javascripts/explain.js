@@ -521,6 +521,26 @@
     return d;
   }
 
+  // The diagnosed chapter's picture of where its tensors live (written by tools/picture_hooks.py beside
+  // this script's folder, one file per chapter and language), fetched from this site and kept.
+  var pictures = {};
+  var script = document.currentScript || document.querySelector('script[src*="explain.js"]');
+  function showPicture(output, chapter, lang) {
+    if (!script || !script.src || !window.fetch) return;
+    var url = new URL("../pictures/" + lang + "/" + chapter + ".html", script.src).href;
+    function place(fragment) {
+      if (!fragment || output.getAttribute("data-chapter") !== chapter) return;
+      if (output.querySelector(".explain-picture")) return;
+      var box = document.createElement("div");
+      box.className = "explain-picture";
+      box.innerHTML = fragment;
+      output.appendChild(box);
+    }
+    if (pictures[url] !== undefined) return place(pictures[url]);
+    fetch(url).then(function (r) { return r.ok ? r.text() : ""; }).catch(function () { return ""; })
+      .then(function (text) { pictures[url] = text; place(text); });
+  }
+
   function attach() {
     var input = document.getElementById("explain-input");
     var output = document.getElementById("explain-output");
@@ -540,6 +560,7 @@
       output.setAttribute("data-confident", String(d.confident));
       output.setAttribute("data-ranking", d.ranking.join(","));
       output.setAttribute("data-ms", d.ms.toFixed(3));
+      if (d.device_error && d.chapter) showPicture(output, d.chapter, lang);
     }
     input.addEventListener("input", update);
     var button = document.getElementById("explain-button");

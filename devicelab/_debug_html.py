@@ -25,6 +25,7 @@ _GPU_COLOURS = [("#ceead6", "#0d652d"), ("#feefc3", "#7a4f01"), ("#fad2cf", "#a5
 _BAD = "#c5221f"
 _MONO = "font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace"
 LEAVES_SHOWN = 200  # beyond these (odd ones always shown), a line says how many more are in place
+SMALL = 12  # a model with at most this many tensors shows every module open
 _PART = re.compile(r"(?:[^.\[]+|\[[^\]]*\])+")
 
 
@@ -111,7 +112,7 @@ def audit_html(report) -> str:
     legend = (f'<p style="margin:.2em 0">{_esc(messages.text("debug.html.expected"))} {badge(report.expected)} · '
               f'{_esc(messages.text("debug.html.found"))} {_counts(entries)}</p>')
     budget = [LEAVES_SHOWN]
-    tree = _render(_tree(entries), budget, small=len(entries) <= 40)
+    tree = _render(_tree(entries), budget, small=len(entries) <= SMALL)
     shown = sum(1 for entry in entries if entry.odd) + min(LEAVES_SHOWN, sum(1 for e in entries if not e.odd))
     more = ""
     if shown < len(entries):

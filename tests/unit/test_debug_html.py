@@ -79,7 +79,7 @@ def test_each_device_has_its_own_colour_and_the_legend_counts_them():
 
 
 def test_in_a_big_model_only_the_modules_holding_an_odd_tensor_are_unfolded():
-    model, ids = model_on_meta(blocks=13)  # 13 × 3 + 4 tensors: more than the 40 of a small model
+    model, ids = model_on_meta(blocks=13)  # 13 × 3 + 4 tensors: more than a small model has
     # every block's `pos` moved but block 3's: one odd tensor
     for index, block in enumerate(model.blocks):
         if index != 3:

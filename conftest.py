@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import json
 import os
+import resource
+import time
 from pathlib import Path
 
 import pytest
@@ -118,3 +120,78 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     with open(path, "a", encoding="utf-8") as handle:
         handle.write(json.dumps({"id": report.nodeid, "worker": worker, "when": report.when,
                                  "start": report.start, "stop": report.stop}) + "\n")
+
+
+# --------------------------------------------------------------------- CPU seconds, per test and per group
+
+# Where each test's CPU time is counted (tools/timeline.py --cpu): the first rule whose path prefix matches.
+GROUPS = (
+    ("tests/answers/", "answer banks"), ("tests/test_grading", "grading"), ("tests/test_nbgrader", "grading"),
+    ("tests/site/", "site"), ("tests/learner/", "learner walks"), ("tests/unit/", "unit"),
+    ("tests/claims/", "claims"), ("tests/errors/", "error index"), ("tests/lint/", "lint"),
+    ("labs/", "notebooks"), ("solutions/", "notebooks"),
+)
+
+
+def group_of(nodeid: str) -> str:
+    """The group a test's CPU seconds are reported under (GROUPS; "other" for the rest)."""
+    return next((name for prefix, name in GROUPS if nodeid.startswith(prefix)), "other")
+
+
+def _cpu_seconds(children: bool = True) -> float:
+    """This process's CPU seconds, and those of its children that have ended (kernels, builds, browsers)."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    spent = own.ru_utime + own.ru_stime
+    if children:
+        ended = resource.getrusage(resource.RUSAGE_CHILDREN)
+        spent += ended.ru_utime + ended.ru_stime
+    return spent
+
+
+_CPU = {"last": None}
+
+
+def _record_cpu(record: dict) -> None:
+    with open(os.environ["DEVICELAB_CPU"], "a", encoding="utf-8") as handle:  # one short line: appended whole
+        handle.write(json.dumps(record) + "\n")
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem):  # noqa: ANN001 - pytest's signature
+    """With DEVICELAB_CPU=file, write the CPU seconds each test cost in its process (setup, call and teardown,
+    the kernels and subprocesses it waited for included) as a JSON line: CPU time shows what a change costs even
+    on a busy machine, where wall time does not. A kernel or browser that outlives its test is counted when
+    it ends: with the notebook's last cell, or the session's end ("session" below)."""
+    if not os.environ.get("DEVICELAB_CPU"):
+        yield
+        return
+    before, started = _cpu_seconds(), time.monotonic()
+    if _CPU["last"] is not None and before - _CPU["last"] > 0.05:  # between tests: a fixture's end, the scheduler
+        _record_cpu({"id": "(between tests)", "group": "session", "cpu": round(before - _CPU["last"], 3),
+                     "wall": 0.0, "worker": os.environ.get("PYTEST_XDIST_WORKER", "main")})
+    yield
+    after = _cpu_seconds()
+    _CPU["last"] = after
+    _record_cpu({"id": item.nodeid, "group": group_of(item.nodeid), "cpu": round(after - before, 3),
+                 "wall": round(time.monotonic() - started, 3), "worker": os.environ.get("PYTEST_XDIST_WORKER", "main")})
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """The CPU seconds of each process outside its tests: start-up, collection, session teardown."""
+    if os.environ.get("DEVICELAB_CPU"):
+        # The controller of a parallel run counts itself only: its children are the workers, which count theirs.
+        controller = not os.environ.get("PYTEST_XDIST_WORKER") and bool(
+            session.config.getoption("numprocesses", default=None))
+        _record_cpu({"id": "(start-up, collection and session teardown)", "group": "session",
+                     "cpu": round(_cpu_seconds(children=not controller) - sum_recorded(), 3), "wall": 0.0,
+                     "worker": os.environ.get("PYTEST_XDIST_WORKER", "main")})
+
+
+def sum_recorded() -> float:
+    """The CPU seconds this process has already written to the DEVICELAB_CPU file."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+    try:
+        lines = Path(os.environ["DEVICELAB_CPU"]).read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return 0.0
+    return sum(r["cpu"] for r in map(json.loads, filter(None, lines)) if r.get("worker") == worker)

@@ -71,18 +71,30 @@ def _pytest_summary(output: str) -> str:
 
 
 def suite_tiers() -> list[tuple[str, str, str]]:
-    """Wall time of `make check` and of the whole suite as `make test` runs it (both cores), with their counts."""
+    """Wall and CPU time of `make check` and of the whole suite as `make test` runs it (both cores), with their
+    counts, and the suite's CPU seconds per group (conftest.GROUPS): CPU time shows what a change costs even on
+    a busy machine."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    import timeline
+
     rows = []
     for name, command, budget in (
         ("make check (the everyday tier)", ["make", "check"], f"<= {BUDGET_CHECK_S} s"),
         ("make test (the whole suite, -n 2)", ["make", "test"], f"<= {BUDGET_TEST_S} s"),
     ):
-        start = time.monotonic()
-        done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True,
-                              env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
-        seconds = time.monotonic() - start
+        with tempfile.TemporaryDirectory() as folder:
+            cpu_file = Path(folder) / "cpu.jsonl"
+            start, used = time.monotonic(), os.times()
+            done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True,
+                                  env={**os.environ, "NO_MKDOCS_2_WARNING": "1", "DEVICELAB_CPU": str(cpu_file)})
+            seconds, after = time.monotonic() - start, os.times()
+            records = timeline.read(cpu_file) if cpu_file.exists() else []
+        cpu = (after.children_user - used.children_user) + (after.children_system - used.children_system)
         status = "ok" if done.returncode == 0 else "FAILED"
         rows.append((f"{name}: {_pytest_summary(done.stdout)} ({status})", f"{seconds:.0f} s", budget))
+        rows.append(("  CPU seconds, everything it ran (install, ruff, pytest)", f"{cpu:.0f} s", "-"))
+        for group, (group_cpu, tests) in timeline.cpu_groups(records).items():
+            rows.append((f"  CPU seconds: {group} ({tests} tests)", f"{group_cpu:.0f} s", "-"))
         slowest = re.search(r"=+ slowest \d+ durations =+\n(.*?)\n\n", done.stdout, re.S)
         if slowest:
             for line in slowest.group(1).splitlines()[:10]:

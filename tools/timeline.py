@@ -6,7 +6,12 @@ scheduling units (a notebook, an xdist group, or a single test). With --write it
 tests/durations.json, which the scheduler (root conftest.py) uses to hand out the costliest units first, so
 that no long unit starts last while the other worker waits.
 
+With DEVICELAB_CPU=FILE, each test process also writes the CPU seconds of each test (its kernels and
+subprocesses included); `--cpu FILE` prints them per group (answer banks, grading, site, notebooks, learner
+walks, ...) and the costliest units: CPU seconds show what a change costs even on a busy machine.
+
 Usage: python tools/timeline.py FILE [--write] [--top N]
+       python tools/timeline.py --cpu FILE [--top N]
 """
 
 from __future__ import annotations
@@ -20,7 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from conftest import DURATIONS, scope_of  # noqa: E402 - the scheduler's own notion of a unit
+from conftest import DURATIONS, GROUPS, scope_of  # noqa: E402 - the scheduler's own notion of a unit
 
 
 def read(path: Path) -> list[dict]:
@@ -30,10 +35,15 @@ def read(path: Path) -> list[dict]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("timeline", type=Path)
+    parser.add_argument("timeline", type=Path, nargs="?")
     parser.add_argument("--write", action="store_true", help=f"store the unit costs in {DURATIONS.name}")
     parser.add_argument("--top", type=int, default=15)
+    parser.add_argument("--cpu", type=Path, help="a DEVICELAB_CPU file: CPU seconds per group and unit")
     args = parser.parse_args()
+    if args.cpu:
+        return cpu_report(read(args.cpu), args.top)
+    if args.timeline is None:
+        parser.error("give a timeline file, or --cpu FILE")
     phases = read(args.timeline)
     if not phases:
         print("empty timeline", file=sys.stderr)
@@ -59,6 +69,36 @@ def main() -> int:
         kept = {scope: round(seconds, 1) for scope, seconds in sorted(units.items()) if seconds >= 1.0}
         DURATIONS.write_text(json.dumps(kept, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
         print(f"wrote {len(kept)} unit costs (those of 1 s or more) to {DURATIONS.relative_to(ROOT)}")
+    return 0
+
+
+def cpu_groups(records: list[dict]) -> dict[str, tuple[float, int]]:
+    """{group: (CPU seconds, tests)}, in the order of conftest.GROUPS, then "other" and "session"."""
+    order = [name for _, name in GROUPS] + ["other", "session"]
+    found: dict[str, list[float]] = {}
+    for record in records:
+        entry = found.setdefault(record["group"], [0.0, 0])
+        entry[0] += record["cpu"]
+        entry[1] += record["group"] != "session"
+    return {name: (round(found[name][0], 1), found[name][1]) for name in dict.fromkeys(order) if name in found}
+
+
+def cpu_report(records: list[dict], top: int) -> int:
+    """Print the CPU seconds of a run per group and its costliest units."""
+    if not records:
+        print("empty CPU file", file=sys.stderr)
+        return 1
+    total = sum(r["cpu"] for r in records)
+    print(f"CPU seconds of the tests: {total:.0f} s in {sum(r['group'] != 'session' for r in records)} tests")
+    for name, (seconds, tests) in cpu_groups(records).items():
+        print(f"  {name:<16} {seconds:8.1f} s  {100 * seconds / total:5.1f} %  {tests:5d} tests")
+    units: dict[str, float] = collections.defaultdict(float)
+    for record in records:
+        if record["group"] != "session":
+            units[scope_of(record["id"])] += record["cpu"]
+    print(f"costliest {top} units by CPU:")
+    for scope, seconds in sorted(units.items(), key=lambda kv: -kv[1])[:top]:
+        print(f"  {seconds:7.1f} s  {scope}")
     return 0
 
 

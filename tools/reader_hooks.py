@@ -131,8 +131,28 @@ def chapter_pages(pages: list) -> list:
     return [page for page in pages if _CHAPTER.match(page.file.src_uri)]
 
 
+_NOTEBOOK = re.compile(r"^(?:[a-z]{2}/)?(labs|solutions)/\d\d-[^/]*\.ipynb$")
+# What a notebook page is, before its chapter's title: "Lab 01 · Devices 101", "参考答案 01 · 设备入门"
+NOTEBOOK_KIND = {"labs": {"en": "Lab", "zh": "实验"}, "solutions": {"en": "Solution", "zh": "参考答案"}}
+
+
+def notebook_pages(pages: list) -> dict[str, list]:
+    """The lab pages and the solution pages among a language's pages, each kind in the order of the navigation."""
+    kinds: dict[str, list] = {"labs": [], "solutions": []}
+    for page in pages:
+        found = _NOTEBOOK.match(page.file.src_uri)
+        if found:
+            kinds[found.group(1)].append(page)
+    return kinds
+
+
 def on_nav(nav, config, files):
-    """Chapter pages lead to the previous and next chapter (not to the instructors' page or to Lab 01)."""
+    """Chapter pages lead to the previous and next chapter (not to the instructors' page or to Lab 01); lab pages
+    lead from lab to lab and solution pages from solution to solution (lab 09 does not lead on to solution 01)."""
+    for pages in notebook_pages(nav.pages).values():
+        for number, page in enumerate(pages):
+            page.previous_page = pages[number - 1] if number else None
+            page.next_page = pages[number + 1] if number + 1 < len(pages) else None
     chapters = chapter_pages(nav.pages)
     if not chapters:
         return nav
@@ -152,7 +172,12 @@ def url_folder(url: str) -> str:
 
 
 def on_page_context(context, page, config, nav):
-    """Remember each chapter's title as its page shows it (in its language), for the 404 pages."""
+    """A notebook page's browser title says which kind it is; remember each chapter's title as its page shows it
+    (in its language), for the 404 pages."""
+    found = _NOTEBOOK.match(page.file.src_uri)
+    if found and page.title:
+        lang = "zh" if page.file.src_uri.startswith("zh/") else "en"
+        page.meta["title"] = f"{NOTEBOOK_KIND[found.group(1)][lang]} {page.title}"
     for chapters in _CHAPTERS.values():
         for number, (url, _) in enumerate(chapters):
             if url == page.url and page.title:

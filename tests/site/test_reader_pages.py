@@ -150,6 +150,31 @@ def test_chapter_pages_lead_from_chapter_to_chapter(site, lang):
         assert preceding is not None and preceding["href"].rstrip("/") == expected, chapter
 
 
+@pytest.mark.parametrize("lang", FOLDERS)
+def test_lab_and_solution_pages_have_titles_of_their_own_and_lead_along_their_kind(site, lang):
+    folder = FOLDERS[lang]
+    words = {"labs": {"en": "Lab", "zh": "实验"}, "solutions": {"en": "Solution", "zh": "参考答案"}}
+    titles = set()
+    for kind in ("labs", "solutions"):
+        for number, chapter in enumerate(CHAPTERS):
+            soup = BeautifulSoup((site / folder / kind / chapter / "index.html").read_text(encoding="utf-8"),
+                                 "html.parser")
+            title = soup.title.get_text()
+            assert title.startswith(f"{words[kind][lang]} {chapter[:2]} · "), (kind, chapter, title)
+            titles.add(title)
+            following = soup.select_one("a.md-footer__link--next")
+            preceding = soup.select_one("a.md-footer__link--prev")
+            if number + 1 < len(CHAPTERS):
+                assert following is not None and following["href"].rstrip("/") == f"../{CHAPTERS[number + 1]}"
+            else:
+                assert following is None, f"{kind}/{chapter} leads on to {following['href']}"
+            if number:
+                assert preceding is not None and preceding["href"].rstrip("/") == f"../{CHAPTERS[number - 1]}"
+            else:
+                assert preceding is None, f"{kind}/{chapter} leads back to {preceding['href']}"
+    assert len(titles) == 2 * len(CHAPTERS), "every lab and solution page has a browser title of its own"
+
+
 @pytest.mark.parametrize(("lang", "title", "explain"), [("en", "Page not found", "explain/"),
                                                          ("zh", "页面不存在", "zh/explain/")])
 def test_the_404_page_speaks_its_language_and_offers_search_the_paste_page_and_the_chapters(site, lang, title, explain):

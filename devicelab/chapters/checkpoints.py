@@ -16,6 +16,7 @@ from torch.utils._python_dispatch import TorchDispatchMode
 from .. import messages
 from ..checks import NOT_ATTEMPTED, Blank, Exercise, Verdict, correct, incorrect
 from ..checks import short_error as _short
+from ..spies import MoveRecorder
 
 # The device that stands in for a GPU: `meta` exists on every machine, and `map_location="meta"` really
 # puts every tensor there; a loader that ignores its `device` argument leaves them elsewhere.
@@ -142,8 +143,10 @@ class LoadWeights(Exercise):
             torch.save(want, cpu)
             for device in (TARGET, self.device):
                 for path, saved_on in ((gpu, "cuda:0"), (cpu, "cpu")):
+                    moves = MoveRecorder()
                     try:
-                        got = load_weights(path, device)
+                        with moves:
+                            got = load_weights(path, device)
                     except Exception as error:  # noqa: BLE001 - the learner's code may fail any way
                         return incorrect("ch07.ex1.raised", saved_on=saved_on, device=device, error=_short(error))
                     if isinstance(got, Blank):
@@ -154,6 +157,8 @@ class LoadWeights(Exercise):
                     if misplaced:
                         found = got[misplaced[0]]
                         where = found.device if isinstance(found, torch.Tensor) else type(found).__name__
+                        if moves.towards(device):  # copies were made, then thrown away: `value.to(device)` alone
+                            return incorrect("ch07.ex1.discarded", found=where, device=device)
                         return incorrect("ch07.ex1.device", name=misplaced[0], found=where, device=device,
                                          saved_on=saved_on)
                     if device.type != "meta" and not all(torch.equal(got[k].cpu(), want[k]) for k in want):
@@ -350,6 +355,14 @@ messages.add(
             "zh": "保存自 {saved_on} 的检查点按 {device} 加载后，`{name}` 却在 {found} 上。"
             "（检查既会要求加载到 `meta`——每台机器都有的设备，在这里代替你的 GPU——"
             "也会要求加载到本实验所用的设备。）",
+        },
+        "ch07.ex1.discarded": {
+            "en": "the tensors were copied to {device}, but the state_dict `load_weights` returns still holds the "
+            "originals, on {found}: `Tensor.to()` returns a new tensor and leaves the one it is called on where it "
+            "was, so a copy that is not kept is lost.",
+            "zh": "张量被复制到了 {device} 上，但 `load_weights` 返回的 state_dict 里"
+            "仍是原来那些、在 {found} 上的张量："
+            "`Tensor.to()` 返回一个新张量，调用它的那个张量留在原处，所以没有保存下来的副本就丢掉了。",
         },
         "ch07.ex1.values": {"en": "the loaded tensors do not hold the saved values.",
                             "zh": "加载出来的张量与保存的数值不一致。"},

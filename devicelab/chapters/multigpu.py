@@ -101,6 +101,7 @@ class RankDevice(Exercise):
 
     name = "ex1"
     reads = ("rank_device",)
+    picks_device = True  # it chooses the device of its rank: nobody hands it one
     hints = ("ch06.ex1.hint1", "ch06.ex1.hint2", "ch06.ex1.hint3")
     solution_key = "ch06.ex1.solution"
     not_attempted_key = "ch06.ex1.todo"

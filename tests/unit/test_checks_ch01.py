@@ -271,7 +271,7 @@ def returns_none(model, inputs, labels, device):
         (returns_a_moved_copy_of_the_model, "ch01.ex2.copy"),
         (turns_the_model_to_double, "ch01.ex2.model_changed"),
         (zeroes_the_weights, "ch01.ex2.model_changed"),
-        (moves_to_a_fixed_device, "ch01.ex2.raised"),
+        (moves_to_a_fixed_device, "check.no_cuda"),
     ],
 )
 def test_ex2_other_wrong_fixes_are_incorrect(to_device, key):

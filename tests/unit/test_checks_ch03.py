@@ -515,7 +515,7 @@ def test_ex3_a_hard_coded_cuda_is_incorrect_and_does_not_crash():
     verdict = judge_forward(ToHardCodedCuda)
     assert verdict.status == INCORRECT
     if torch.cuda.device_count() == 0:  # no GPU: moving to "cuda" raises, on the CPU model already
-        assert verdict.key == "ch03.ex3.raised" and verdict.params["device"] == CPU
+        assert verdict.key == "check.no_cuda" and verdict.params["device"] == CPU
     else:  # a GPU: the ids reach the CPU model's layers on cuda
         assert verdict.key == "ch03.ex3.moved_elsewhere" and verdict.params["found"].type == "cuda"
 

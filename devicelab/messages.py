@@ -104,8 +104,16 @@ CATALOGUE: dict[str, dict[str, str]] = {
     "proof.unit_epoch": {"en": "epoch", "zh": "轮"},
     "proof.unit_step": {"en": "step", "zh": "步"},
     "proof.caption": {
+        "en": "The plot shows this run's loss per {unit} (the blue line): from {first} to {last}",
+        "zh": "图中是这次训练每{unit}的损失（蓝线）：从 {first} 变为 {last}",
+    },
+    "proof.caption_two_axes": {
         "en": "The plot shows this run's loss per {unit} (blue, left axis): from {first} to {last}",
         "zh": "图中是这次训练每{unit}的损失（蓝线，左轴）：从 {first} 变为 {last}",
+    },
+    "proof.caption_resumed": {
+        "en": "; the dashed grey line after {unit} {n} marks where training resumed from the checkpoint",
+        "zh": "；第 {n} {unit}之后的灰色虚线，标出了从检查点恢复训练的位置",
     },
     "proof.caption_accuracy": {
         "en": "; and its accuracy (red, right axis): from {first} to {last}",

@@ -551,7 +551,7 @@ messages.add(
             "这样锁页内存里的批次在传输时，CPU 可以接着往下执行（见第 7 节）。",
         },
         "ch04.ex1.ok": {
-            "en": "every tensor moved, with its values; tuples, lists, namedtuples and dicts kept their types; "
+            "en": "Every tensor moved, with its values; tuples, lists, namedtuples and dicts kept their types; "
             "numbers, strings and None came back unchanged.",
             "zh": "每个张量都连同数值一起移了过去；元组、列表、命名元组和字典都保持了原来的类型；"
             "数字、字符串和 None 原样返回。",
@@ -634,7 +634,7 @@ messages.add(
             "（每个轮次）都必须重新遍历一遍 loader。",
         },
         "ch04.ex2.ok": {
-            "en": "every batch comes out moved, whole and with its values, pass after pass, and `len()` is the "
+            "en": "Every batch comes out moved, whole and with its values, pass after pass, and `len()` is the "
             "loader's.",
             "zh": "每个批次都完整地、连同数值一起被移了过去，每个轮次都是如此，而且 `len()` 与 loader 一致。",
         },
@@ -683,7 +683,7 @@ messages.add(
             "（{device}）。",
         },
         "ch04.ex3.ok_no_copy": {
-            "en": "on the CPU, `pageable.to(device, non_blocking=True)` returns the very same tensor: nothing "
+            "en": "On the CPU, `pageable.to(device, non_blocking=True)` returns the very same tensor: nothing "
             "is copied, so nothing runs in the background. (On a CUDA GPU the answer is the same, for another "
             "reason: `pageable` is not pinned.)",
             "zh": "设备是 CPU 时，`pageable.to(device, non_blocking=True)` 返回的就是同一个张量：什么都没有复制，"
@@ -697,7 +697,7 @@ messages.add(
             "驱动会先把可分页内存暂存到它自己的锁页内存里）。`non_blocking=True` 并不能让 CPU 在此之前继续往下执行。",
         },
         "ch04.ex3.other_device": {
-            "en": "this question is about copies to a CUDA GPU; on {device} either answer is accepted here.",
+            "en": "This question is about copies to a CUDA GPU; on {device} either answer is accepted here.",
             "zh": "这道题讲的是复制到 CUDA GPU 的情形；在 {device} 上，两种回答都算对。",
         },
         "ch04.ex3.hint1": {

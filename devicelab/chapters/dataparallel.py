@@ -510,7 +510,7 @@ messages.add(
             + "它无法处理 `meta` 上的 logits 和标签（{error}）：权重移到了参数 `device` 上吗？",
         },
         "ch02.ex2.ok": {
-            "en": "the loss weighs the classes by the weights it is given, on the device of the logits.",
+            "en": "The loss weighs the classes by the weights it is given, on the device of the logits.",
             "zh": "损失函数按传入的权重给各类别加权，并且和 logits 在同一设备上。",
         },
         "ch02.ex2.hint1": {
@@ -588,7 +588,7 @@ messages.add(
             "zh": "`optimizer_ft.step()` 更新参数的方式与这些设置下的 SGD 不同。",
         },
         "ch02.ex3.ok": {
-            "en": "the optimizer is the asked SGD and holds exactly the {total} parameters of the model you "
+            "en": "The optimizer is the asked SGD and holds exactly the {total} parameters of the model you "
             "train.",
             "zh": "优化器是练习要求的 SGD，并且恰好持有你所训练模型的全部 {total} 个参数。",
         },
@@ -700,7 +700,7 @@ messages.add(
             "zh": "`train_step` 应该以 Python 数值返回损失（`loss.item()`），而不是 {got}。",
         },
         "ch02.ex4.ok": {
-            "en": "inputs and labels are moved, one step per batch updates the model, the loss comes back as a "
+            "en": "Inputs and labels are moved, one step per batch updates the model, the loss comes back as a "
             "number.",
             "zh": "输入和标签都移动了，每个批次更新一次模型，损失以数值返回。",
         },

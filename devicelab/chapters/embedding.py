@@ -432,7 +432,7 @@ messages.add(
             "zh": "`train_step` 返回了 {got}，这不是损失函数算出的损失值。",
         },
         "ch03.ex1.ok": {
-            "en": "the token ids and the labels both reached {device}, the device they were asked to go to, "
+            "en": "The token ids and the labels both reached {device}, the device they were asked to go to, "
             "and each step updates the model with fresh gradients.",
             "zh": "token id 和标签都到了指定的设备 {device} 上，而且每一步都用新算出的梯度更新模型。",
         },
@@ -491,7 +491,7 @@ messages.add(
             "而不是新建的张量。",
         },
         "ch03.ex2.ok": {
-            "en": "both tensors of the batch arrive on {device}, unchanged otherwise.",
+            "en": "Both tensors of the batch arrive on {device}, unchanged otherwise.",
             "zh": "批次里的两个张量都到了 {device} 上，其他方面原封不动。",
         },
         "ch03.ex2.hint1": {
@@ -551,7 +551,7 @@ messages.add(
             "zh": "`forward` 的计算结果和 `TextClassifier.forward` 不一样了：先移动 id，其余交给父类。",
         },
         "ch03.ex3.ok": {
-            "en": "the token ids follow the parameters (tested with the model on cpu and on {device}). "
+            "en": "The token ids follow the parameters (tested with the model on cpu and on {device}). "
             "The labels never pass through `forward`: they are still yours to move.",
             "zh": "token id 会跟着参数走（分别用 cpu 和 {device} 上的模型测试过）。标签从不经过 `forward`："
             "它们仍然得由你来移动。",

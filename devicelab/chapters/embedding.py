@@ -18,6 +18,7 @@ from torch import nn
 from .. import messages
 from ..checks import NOT_ATTEMPTED, Blank, Exercise, Verdict, bounded, correct, incorrect
 from ..devices import same_device
+from ..spies import foreign_module
 
 STAND_IN = torch.device("meta")  # the device the checks ask the learner's code to move things to
 HOST = torch.device("cpu")  # where a DataLoader hands out batches
@@ -166,6 +167,9 @@ class MoveInTheLoop(Exercise):
             return incorrect("ch03.ex1.moves_model", device=STAND_IN)
         if not run.model.seen or not run.criterion.seen:
             if run.error is not None:
+                other = foreign_module(run.error, run.model, run.criterion)
+                if other is not None:  # a notebook variable (`model`) ran instead of the model handed in
+                    return incorrect("ch03.ex1.other_model", got=type(other).__name__)
                 return incorrect("ch03.ex1.raised", error=_error(run.error))
             return incorrect("ch03.ex1.not_called")
         ids_device, ids_dtype, weight_device = run.model.seen[0]
@@ -357,6 +361,14 @@ messages.add(
         "ch03.ex1.raised": {
             "en": "`train_step` raised an error on a test batch: {error}",
             "zh": "`train_step` 在测试批次上抛出了错误：{error}",
+        },
+        "ch03.ex1.other_model": {
+            "en": "`train_step` ran another model (a {got}) instead of the `model` it is given, and that model failed "
+            "on the check's test batch: the check calls `train_step` with a model, a loss and an optimizer of its "
+            "own, and a notebook variable such as `model` is none of them.",
+            "zh": "`train_step` 运行的是另一个模型（一个 {got}），而不是传给它的 `model`，"
+            "那个模型在检查的测试批次上出错了：检查调用 `train_step` 时传入的是它自己的模型、损失函数和优化器，"
+            "像 `model` 这样的笔记本变量不是其中任何一个。",
         },
         "ch03.ex1.not_called": {
             "en": "`train_step` must call the `model` it is given on the token ids, and the `criterion` it is "

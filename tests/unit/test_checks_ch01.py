@@ -402,7 +402,7 @@ def test_check_without_arguments_reads_the_notebook_globals(capsys):
     notebook = {"ex1": PredictThenRun(CPU), "torch": torch, **RIGHT}
     exec("device = torch.device('cpu')\ntarget = torch.device('cpu')  # rebound: not read\nex1.check()\n", notebook)
     assert capsys.readouterr().out == (
-        "✅ ex1: Correct! all 6 predictions match what PyTorch does with `target` = meta. "
+        "✅ ex1: Correct! All 6 predictions match what PyTorch does with `target` = meta. "
         + devicelab.messages.text("check.meta_note") + "\n"
     )
 

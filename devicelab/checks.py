@@ -129,6 +129,7 @@ class Exercise:
     solution_key = ""
     not_attempted_key = ""
     seconds = 60.0  # the most a check may spend running the learner's code
+    picks_device = False  # the learner's code chooses a device itself (it is not handed one)
 
     def __init__(self, device: torch.device | str | None = None) -> None:
         self._hints_shown = 0
@@ -155,9 +156,23 @@ class Exercise:
         except TimeLimit:
             return incorrect("check.too_slow", seconds=int(self.seconds))
         except Exception as error:  # noqa: BLE001 - a check never raises: the learner's code may fail any way
-            return incorrect("check.crashed", error=short_error(error))
+            return self._explained(incorrect("check.crashed", error=short_error(error)))
         if not isinstance(verdict, Verdict):  # pragma: no cover - a bug in a judge, reported not raised
             return incorrect("check.crashed", error=f"no verdict ({type(verdict).__name__})")
+        return self._explained(verdict)
+
+    def _explained(self, verdict: Verdict) -> Verdict:
+        """The verdict, or a sentence in place of a raw error it quotes that says what the learner's code did wrong.
+
+        Every judge quotes the error of the learner's code as `error` (see `short_error`). Some errors are never about
+        the exercise itself but about this machine: `.cuda()` (or "cuda") where there is no CUDA GPU fails inside
+        PyTorch, whatever the exercise; the check says so in one sentence instead of PyTorch's driver message.
+        """
+        error = verdict.params.get("error")
+        if verdict.status != INCORRECT or not isinstance(error, str) or self.device.type == "cuda":
+            return verdict
+        if no_cuda_here(error):
+            return incorrect("check.no_cuda_pick" if self.picks_device else "check.no_cuda", device=self.device)
         return verdict
 
     def check(self, **given: object) -> None:
@@ -182,6 +197,19 @@ class Exercise:
         """Print one correct answer."""
         print(text("solution.header"))
         print(code_in_language(text(self.solution_key)))
+
+
+def no_cuda_here(error: str) -> bool:
+    """True when a quoted error is PyTorch saying that this machine (or this torch) has no CUDA GPU to use, and
+    nothing more specific: a checkpoint saved on a GPU, loaded without `map_location`, also names
+    `torch.cuda.is_available()`, and that one is a chapter's own lesson (the error index tells them apart)."""
+    from .errors import lookup, match_kind  # the error index knows every wording of both
+
+    if match_kind("cuda_unavailable", error) is not None and not lookup(error):
+        return True
+    # In a forked process (a grader's or a test's fork of the notebook) the same `.cuda()` stops earlier, before
+    # PyTorch looks for a driver: on a machine with no CUDA GPU it means the same.
+    return "Cannot re-initialize CUDA in forked subprocess" in error and not torch.cuda.is_available()
 
 
 def short_error(error: BaseException) -> str:

@@ -37,16 +37,17 @@ class Lab:
         """Decorator: on a CUDA GPU run the function below now and log its figures; elsewhere show a GPU's."""
         return _measure.measure(name, device=self.device, lab=self.id)
 
-    def plot_training(self, loss, accuracy=None, xlabel: str = "epoch"):
+    def plot_training(self, loss, accuracy=None, xlabel: str = "epoch", resumed_after: int | None = None):
         """Draw the proof's loss (and accuracy) per step in the notebook's language, say in one line what it
-        shows, and return the figure."""
+        shows, and return the figure. `resumed_after`: how many steps ran before a resume from a checkpoint
+        (marked on the plot and named in the line)."""
         from .plotting import plot_training
 
         losses = [float(v) for v in loss]
         accuracies = [float(v) for v in accuracy] if accuracy is not None else None
-        self.last_training = {"loss": losses, "accuracy": accuracies, "xlabel": xlabel}
-        figure = plot_training(losses, accuracies, xlabel=xlabel, lang=self.lang)
-        print(caption(losses, accuracies, xlabel))
+        self.last_training = {"loss": losses, "accuracy": accuracies, "xlabel": xlabel, "resumed_after": resumed_after}
+        figure = plot_training(losses, accuracies, xlabel=xlabel, lang=self.lang, resumed_after=resumed_after)
+        print(caption(losses, accuracies, xlabel, resumed_after))
         return figure
 
     def gpu_note(self, key: str, expected: str | None = None, needs: str | None = None) -> None:
@@ -78,12 +79,17 @@ class Lab:
         return not still_open
 
 
-def caption(loss: list[float], accuracy: list[float] | None, xlabel: str = "epoch") -> str:
-    """One line that says what the proof's plot shows, from its own numbers, in the chosen language."""
+def caption(loss: list[float], accuracy: list[float] | None, xlabel: str = "epoch",
+            resumed_after: int | None = None) -> str:
+    """One line that says what the proof's plot shows, from its own numbers, in the chosen language: one axis
+    (the loss) or two (the loss on the left, the accuracy on the right), and the mark of a resume if there is one."""
     unit = text(f"proof.unit_{xlabel}") if xlabel in ("epoch", "step") else xlabel
-    line = text("proof.caption", unit=unit, first=f"{loss[0]:.3f}", last=f"{loss[-1]:.3f}")
+    numbers = {"unit": unit, "first": f"{loss[0]:.3f}", "last": f"{loss[-1]:.3f}"}
+    line = text("proof.caption_two_axes" if accuracy else "proof.caption", **numbers)
     if accuracy:
         line += text("proof.caption_accuracy", first=f"{accuracy[0]:.2f}", last=f"{accuracy[-1]:.2f}")
+    if resumed_after is not None:
+        line += text("proof.caption_resumed", unit=unit, n=resumed_after)
     learned = len(loss) > 1 and loss[-1] < 0.8 * loss[0]
     return line + text("proof.learns" if learned else "proof.flat")
 

@@ -59,6 +59,20 @@ CATALOGUE: dict[str, dict[str, str]] = {
         "en": "the check could not use your answer: {error}",
         "zh": "检查无法使用你的答案：{error}",
     },
+    "check.no_cuda": {
+        "en": "your code asks for a CUDA GPU by name (`.cuda()` or \"cuda\"), and this machine has none (this lab "
+        "runs on {device}). Code that names a device runs only where that device exists; this exercise's code is "
+        "given the device it should use (an argument, or the device of the tensors it receives).",
+        "zh": "你的代码点名要用 CUDA GPU（`.cuda()` 或 \"cuda\"），而这台机器上没有（本实验运行在 {device} 上）。"
+        "点名某个设备的代码，只能在有这个设备的机器上运行；这道练习的代码会拿到它该用的设备"
+        "（一个参数，或者它收到的张量所在的设备）。",
+    },
+    "check.no_cuda_pick": {
+        "en": "your code uses a CUDA GPU without first asking whether there is one, and this machine has none (this "
+        "lab runs on {device}), so PyTorch stopped it. Code that picks a device must also run where there is no GPU.",
+        "zh": "你的代码没有先问一声有没有 CUDA GPU 就直接用上了，而这台机器上没有（本实验运行在 {device} 上），"
+        "所以 PyTorch 让它停了下来。负责挑选设备的代码，在没有 GPU 的机器上也必须能运行。",
+    },
     "check.meta_note": {
         "en": "(`meta` is the check's stand-in for your GPU: every machine has this other device, so the check "
         "runs your code towards it to catch what stays on the CPU. Where it says `meta`, a GPU would say `cuda:0`.)",
@@ -90,8 +104,16 @@ CATALOGUE: dict[str, dict[str, str]] = {
     "proof.unit_epoch": {"en": "epoch", "zh": "轮"},
     "proof.unit_step": {"en": "step", "zh": "步"},
     "proof.caption": {
+        "en": "The plot shows this run's loss per {unit} (the blue line): from {first} to {last}",
+        "zh": "图中是这次训练每{unit}的损失（蓝线）：从 {first} 变为 {last}",
+    },
+    "proof.caption_two_axes": {
         "en": "The plot shows this run's loss per {unit} (blue, left axis): from {first} to {last}",
         "zh": "图中是这次训练每{unit}的损失（蓝线，左轴）：从 {first} 变为 {last}",
+    },
+    "proof.caption_resumed": {
+        "en": "; the dashed grey line after {unit} {n} marks where training resumed from the checkpoint",
+        "zh": "；第 {n} {unit}之后的灰色虚线，标出了从检查点恢复训练的位置",
     },
     "proof.caption_accuracy": {
         "en": "; and its accuracy (red, right axis): from {first} to {last}",

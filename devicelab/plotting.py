@@ -8,9 +8,12 @@ from collections.abc import Sequence
 from .messages import get_language
 
 _LABELS = {
-    "en": {"loss": "loss", "accuracy": "accuracy", "epoch": "epoch", "step": "step", "title": "Proof: training"},
-    "zh": {"loss": "损失", "accuracy": "准确率", "epoch": "轮次", "step": "步", "title": "效果检验：训练过程"},
+    "en": {"loss": "loss", "accuracy": "accuracy", "epoch": "epoch", "step": "step", "title": "Proof: training",
+           "resumed": "resumed from the checkpoint"},
+    "zh": {"loss": "损失", "accuracy": "准确率", "epoch": "轮次", "step": "步", "title": "效果检验：训练过程",
+           "resumed": "从检查点恢复训练"},
 }
+RESUMED_COLOR = "#7f7f7f"  # the dashed line where a run resumed from a checkpoint
 
 
 _NO_MATPLOTLIB = {
@@ -36,9 +39,12 @@ def plot_training(
     xlabel: str = "epoch",
     title: str | None = None,
     lang: str | None = None,
+    resumed_after: int | None = None,
 ):
-    """Draw the run's loss (left axis) and accuracy (right axis, if given) per step; return the figure.
+    """Draw the run's loss per step (with the accuracy on a second axis, on the right, if given); return the figure.
 
+    `resumed_after`: the number of steps (or epochs) run before the run was resumed from a checkpoint; a dashed
+    vertical line, named in the legend, marks that point.
     The figure is small (about 20 KB as PNG) so that a page showing it stays within its weight budget.
     Without matplotlib it says so in one line and returns None: the proof's numbers are printed anyway.
     """
@@ -47,6 +53,8 @@ def plot_training(
     accuracies = _numbers("accuracy", accuracy)
     if not losses:
         raise ValueError("loss is empty: there is nothing to plot")
+    if resumed_after is not None and not 0 < resumed_after < len(losses):
+        raise ValueError(f"resumed_after={resumed_after} is not inside the run's {len(losses)} points")
     try:
         import matplotlib
     except ImportError:
@@ -76,6 +84,10 @@ def plot_training(
         right.plot(range(1, len(accuracies) + 1), accuracies, marker="s", markersize=3, color="#d62728")
         right.set_ylabel(labels["accuracy"], color="#d62728")
         right.set_ylim(0, 1.05)
+    if resumed_after is not None:
+        # Between the last point before the checkpoint and the first one after it.
+        left.axvline(resumed_after + 0.5, color=RESUMED_COLOR, linestyle="--", linewidth=1, label=labels["resumed"])
+        left.legend(fontsize=8, loc="upper right")
     left.set_title(title or labels["title"], fontsize=10)
     figure.tight_layout()
     if _in_notebook():

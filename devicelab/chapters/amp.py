@@ -378,7 +378,7 @@ messages.add(
             "（`enabled=False`，或者某个条件把它关掉了）。",
         },
         "ch08.ex1.ok": {
-            "en": "your context autocasts the operations of the device it is given — CPU, CUDA or MPS — in lower "
+            "en": "Your context autocasts the operations of the device it is given — CPU, CUDA or MPS — in lower "
             "precision.",
             "zh": "你的上下文会对给定设备（CPU、CUDA 或 MPS）上的运算做自动类型转换，以更低的精度运行。",
         },
@@ -469,8 +469,8 @@ messages.add(
             "zh": "标签的数值变了；应该改变的只有它们的 dtype 和设备。",
         },
         "ch08.ex2.ok": {
-            "en": "float32 pixels and int64 labels, on the device asked for: the model runs with or without "
-            "autocast.",
+            "en": "The pixels are float32 and the labels int64, on the device asked for: the model runs with or "
+            "without autocast.",
             "zh": "float32 的像素和 int64 的标签，都在要求的设备上：模型开不开 autocast 都能运行。",
         },
         "ch08.ex2.hint1": {
@@ -558,7 +558,7 @@ messages.add(
             "zh": "一个梯度里含有 inf 的步骤改变了权重。只有梯度缩放器自己的 `scaler.step` 才会跳过这样的步骤。",
         },
         "ch08.ex3.ok": {
-            "en": "scaled backward, unscale_, clip, step, update, gradients cleared: clean steps train, a step "
+            "en": "Scaled backward, `unscale_`, clip, step, update, gradients cleared: clean steps train, a step "
             "with inf is skipped and the scale lowered.",
             "zh": "缩放后 backward、unscale_、裁剪、step、update，再清零梯度：正常的步骤照常训练，含 inf 的步骤被跳过，"
             "缩放因子随之降低。",

@@ -292,7 +292,7 @@ messages.add(
             "运行检查单元下面那个单元，看看实际发生了什么。",
         },
         "ch01.ex1.ok": {
-            "en": "all {total} predictions match what PyTorch does with `target` = {target}.",
+            "en": "All {total} predictions match what PyTorch does with `target` = {target}.",
             "zh": "{total} 个预测全部和 PyTorch 在 `target` = {target} 时的实际结果一致。",
         },
         "ch01.ex1.hint1": {
@@ -377,7 +377,7 @@ messages.add(
             "zh": "返回的 `{what}` 被改动了（形状、dtype 或数值）：应该只改变它们所在的设备。",
         },
         "ch01.ex2.ok": {
-            "en": "whatever device `to_device` is given, the model (the same object, so an optimizer built from "
+            "en": "Whatever device `to_device` is given, the model (the same object, so an optimizer built from "
             "it still trains it), the inputs and the labels all come back on that device.",
             "zh": "无论传给 `to_device` 的是哪个设备，模型（还是原来那个对象，之前创建的优化器照样能训练它）、"
             "输入和标签都会回到那个设备上。",

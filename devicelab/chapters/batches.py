@@ -11,6 +11,7 @@ from torch.utils.data import DataLoader, Dataset, TensorDataset
 from .. import messages
 from ..checks import NOT_ATTEMPTED, Blank, Exercise, Verdict, bounded, correct, incorrect
 from ..devices import same_device
+from ..spies import MoveRecorder
 
 # Where the checks move batches: the meta device exists on every machine, and a move there is a real
 # device move (a tensor left behind stays on the CPU), so no GPU is needed to see a tensor left behind.
@@ -153,22 +154,99 @@ class ToDevice(Exercise):
         if not callable(to_device):
             return incorrect("ch04.ex1.not_function")
         # Towards meta: every tensor must move. Towards the lab's device: every value must arrive.
+        blocking = False
         for device, values in ((TARGET, False), (self.device, True)):
             # The reference is a second, identical set of batches: a function that changes its input in
             # place cannot change what it is compared with.
             for batch, reference in zip(_ex1_batches(), _ex1_batches()):
                 case = describe(batch)
+                moves = MoveRecorder()
                 try:
-                    moved = to_device(batch, device)
+                    with moves:
+                        moved = to_device(batch, device)
                 except Exception as error:  # noqa: BLE001 - the learner's code may fail any way
-                    return incorrect("ch04.ex1.raised", case=case, error=f"{type(error).__name__}: {error}"[:300])
+                    return _why_it_raised(to_device, reference, device, case, error)
                 if isinstance(moved, Blank):
                     return Verdict(NOT_ATTEMPTED, self.not_attempted_key)
                 found = compare(reference, moved, "batch", device, values)
                 if found:
                     key, params = found
                     return incorrect(f"ch04.ex1.{key}", case=case, **params)
+                # Section 7 asks for copies that do not block: each move towards meta is a real copy.
+                blocking |= any(not move.non_blocking for move in moves.towards(TARGET))
+                blocking |= device == TARGET and not moves.towards(TARGET)
+        if blocking:
+            return incorrect("ch04.ex1.blocking")
         return correct("ch04.ex1.ok")
+
+
+def _leaves(batch: object, path: str = "batch") -> Iterator[tuple[str, object]]:
+    """Every (path, value) of a batch that is not a container, containers walked as `compare` walks them."""
+    if isinstance(batch, dict):
+        for key, value in batch.items():
+            yield from _leaves(value, f"{path}[{key!r}]")
+    elif is_namedtuple(batch):
+        for name, value in zip(batch._fields, batch):
+            yield from _leaves(value, f"{path}.{name}")
+    elif isinstance(batch, (list, tuple)):
+        for index, value in enumerate(batch):
+            yield from _leaves(value, f"{path}[{index}]")
+    else:
+        yield path, batch
+
+
+def _namedtuples(batch: object, path: str = "batch") -> Iterator[tuple[str, object]]:
+    """Every (path, namedtuple) of a batch, outermost first."""
+    if is_namedtuple(batch):
+        yield path, batch
+    if isinstance(batch, dict):
+        for key, value in batch.items():
+            yield from _namedtuples(value, f"{path}[{key!r}]")
+    elif isinstance(batch, (list, tuple)):
+        names = batch._fields if is_namedtuple(batch) else [f"[{i}]" for i in range(len(batch))]
+        for name, value in zip(names, batch):
+            yield from _namedtuples(value, f"{path}.{name}" if is_namedtuple(batch) else f"{path}{name}")
+
+
+def _plain(batch: object) -> object:
+    """The batch with every namedtuple replaced by a plain tuple of the same items."""
+    if isinstance(batch, dict):
+        return {key: _plain(value) for key, value in batch.items()}
+    if isinstance(batch, (list, tuple)):
+        items = [_plain(item) for item in batch]
+        return tuple(items) if isinstance(batch, tuple) else items
+    return batch
+
+
+def _raises(to_device: Callable[..., object], batch: object, device: torch.device, kind: type) -> bool:
+    try:
+        to_device(batch, device)
+    except kind:
+        return True
+    except Exception:  # noqa: BLE001 - another error is not the one asked about
+        return False
+    return False
+
+
+def _why_it_raised(to_device: Callable[..., object], batch: object, device: torch.device, case: str,
+                   error: Exception) -> Verdict:
+    """What `to_device` got wrong when it raised on `batch`, in a sentence where the error alone does not say it.
+
+    A RecursionError whose walk went into a string (a string's items are strings again); an error that only a
+    namedtuple brings on (the same batch with plain tuples moves); otherwise the error itself.
+    """
+    if isinstance(error, RecursionError):
+        if not _raises(to_device, None, device, RecursionError):
+            for path, leaf in _leaves(batch):
+                if isinstance(leaf, str) and _raises(to_device, leaf, device, RecursionError):
+                    return incorrect("ch04.ex1.string_recursion", case=case, path=path, string=repr(leaf))
+        return incorrect("ch04.ex1.recursion", case=case)
+    found = next(_namedtuples(batch), None)
+    if found is not None and not _raises(to_device, _plain(batch), device, Exception):
+        path, namedtuple_ = found
+        return incorrect("ch04.ex1.namedtuple_raised", case=case, path=path, name=type(namedtuple_).__name__,
+                         fields=", ".join(namedtuple_._fields), n=len(namedtuple_._fields))
+    return incorrect("ch04.ex1.raised", case=case, error=f"{type(error).__name__}: {error}"[:300])
 
 
 class _Readings(Dataset):
@@ -442,8 +520,38 @@ messages.add(
             "en": "`to_device` raised an error on the batch {case}: {error}",
             "zh": "`to_device` 处理批次 {case} 时报错：{error}",
         },
+        "ch04.ex1.namedtuple_raised": {
+            "en": "on the batch {case}, `to_device` raised an error on the namedtuple `{path}` (a {name}), yet it "
+            "moves the same batch when plain tuples stand in for the namedtuples: a namedtuple is not built like a "
+            "tuple or a list, from one iterable; its constructor takes its {n} fields ({fields}) one by one.",
+            "zh": "在批次 {case} 上，`to_device` 处理命名元组 `{path}`（一个 {name}）时报错，"
+            "可是把其中的命名元组换成普通元组，同一个批次它却能移动：命名元组不像元组或列表那样"
+            "由一个可迭代对象构造；它的构造函数要逐个接收它的 {n} 个字段（{fields}）。",
+        },
+        "ch04.ex1.string_recursion": {
+            "en": "on the batch {case}, `to_device` called itself without end (RecursionError) on the string "
+            "{string} at `{path}`: the items of a string are strings too, one character long, and each of them is "
+            "again a string of one character, so a walk into every sequence never reaches the bottom of a string.",
+            "zh": "在批次 {case} 上，`to_device` 处理 `{path}` 处的字符串 {string} 时"
+            "无休止地调用自己（RecursionError）："
+            "字符串的元素也是字符串，长度为 1，而每个元素本身又是一个长度为 1 的字符串，"
+            "所以凡是序列都往里走的遍历，永远走不到字符串的底。",
+        },
+        "ch04.ex1.recursion": {
+            "en": "on the batch {case}, `to_device` called itself without end (RecursionError): some kind of value "
+            "never reaches a branch that returns without calling `to_device` again.",
+            "zh": "在批次 {case} 上，`to_device` 无休止地调用自己（RecursionError）：有某种值始终走不到"
+            "一个不再调用 `to_device` 就返回的分支。",
+        },
+        "ch04.ex1.blocking": {
+            "en": "every tensor arrives, but each copy makes the CPU wait until it is done: this exercise asks for "
+            "copies that do not block, so that a batch in pinned memory can travel while the CPU goes on "
+            "(section 7).",
+            "zh": "每个张量都到了，但每次复制都让 CPU 等到复制完成：本练习要求复制不阻塞，"
+            "这样锁页内存里的批次在传输时，CPU 可以接着往下执行（见第 7 节）。",
+        },
         "ch04.ex1.ok": {
-            "en": "every tensor moved, with its values; tuples, lists, namedtuples and dicts kept their types; "
+            "en": "Every tensor moved, with its values; tuples, lists, namedtuples and dicts kept their types; "
             "numbers, strings and None came back unchanged.",
             "zh": "每个张量都连同数值一起移了过去；元组、列表、命名元组和字典都保持了原来的类型；"
             "数字、字符串和 None 原样返回。",
@@ -526,7 +634,7 @@ messages.add(
             "（每个轮次）都必须重新遍历一遍 loader。",
         },
         "ch04.ex2.ok": {
-            "en": "every batch comes out moved, whole and with its values, pass after pass, and `len()` is the "
+            "en": "Every batch comes out moved, whole and with its values, pass after pass, and `len()` is the "
             "loader's.",
             "zh": "每个批次都完整地、连同数值一起被移了过去，每个轮次都是如此，而且 `len()` 与 loader 一致。",
         },
@@ -575,7 +683,7 @@ messages.add(
             "（{device}）。",
         },
         "ch04.ex3.ok_no_copy": {
-            "en": "on the CPU, `pageable.to(device, non_blocking=True)` returns the very same tensor: nothing "
+            "en": "On the CPU, `pageable.to(device, non_blocking=True)` returns the very same tensor: nothing "
             "is copied, so nothing runs in the background. (On a CUDA GPU the answer is the same, for another "
             "reason: `pageable` is not pinned.)",
             "zh": "设备是 CPU 时，`pageable.to(device, non_blocking=True)` 返回的就是同一个张量：什么都没有复制，"
@@ -589,7 +697,7 @@ messages.add(
             "驱动会先把可分页内存暂存到它自己的锁页内存里）。`non_blocking=True` 并不能让 CPU 在此之前继续往下执行。",
         },
         "ch04.ex3.other_device": {
-            "en": "this question is about copies to a CUDA GPU; on {device} either answer is accepted here.",
+            "en": "This question is about copies to a CUDA GPU; on {device} either answer is accepted here.",
             "zh": "这道题讲的是复制到 CUDA GPU 的情形；在 {device} 上，两种回答都算对。",
         },
         "ch04.ex3.hint1": {

@@ -16,6 +16,7 @@ from torch.utils._python_dispatch import TorchDispatchMode
 from .. import messages
 from ..checks import NOT_ATTEMPTED, Blank, Exercise, Verdict, correct, incorrect
 from ..checks import short_error as _short
+from ..spies import MoveRecorder
 
 # The device that stands in for a GPU: `meta` exists on every machine, and `map_location="meta"` really
 # puts every tensor there; a loader that ignores its `device` argument leaves them elsewhere.
@@ -142,8 +143,10 @@ class LoadWeights(Exercise):
             torch.save(want, cpu)
             for device in (TARGET, self.device):
                 for path, saved_on in ((gpu, "cuda:0"), (cpu, "cpu")):
+                    moves = MoveRecorder()
                     try:
-                        got = load_weights(path, device)
+                        with moves:
+                            got = load_weights(path, device)
                     except Exception as error:  # noqa: BLE001 - the learner's code may fail any way
                         return incorrect("ch07.ex1.raised", saved_on=saved_on, device=device, error=_short(error))
                     if isinstance(got, Blank):
@@ -154,6 +157,8 @@ class LoadWeights(Exercise):
                     if misplaced:
                         found = got[misplaced[0]]
                         where = found.device if isinstance(found, torch.Tensor) else type(found).__name__
+                        if moves.towards(device):  # copies were made, then thrown away: `value.to(device)` alone
+                            return incorrect("ch07.ex1.discarded", found=where, device=device)
                         return incorrect("ch07.ex1.device", name=misplaced[0], found=where, device=device,
                                          saved_on=saved_on)
                     if device.type != "meta" and not all(torch.equal(got[k].cpu(), want[k]) for k in want):
@@ -351,6 +356,14 @@ messages.add(
             "（检查既会要求加载到 `meta`——每台机器都有的设备，在这里代替你的 GPU——"
             "也会要求加载到本实验所用的设备。）",
         },
+        "ch07.ex1.discarded": {
+            "en": "the tensors were copied to {device}, but the state_dict `load_weights` returns still holds the "
+            "originals, on {found}: `Tensor.to()` returns a new tensor and leaves the one it is called on where it "
+            "was, so a copy that is not kept is lost.",
+            "zh": "张量被复制到了 {device} 上，但 `load_weights` 返回的 state_dict 里"
+            "仍是原来那些、在 {found} 上的张量："
+            "`Tensor.to()` 返回一个新张量，调用它的那个张量留在原处，所以没有保存下来的副本就丢掉了。",
+        },
         "ch07.ex1.values": {"en": "the loaded tensors do not hold the saved values.",
                             "zh": "加载出来的张量与保存的数值不一致。"},
         "ch07.ex1.ran_code": {
@@ -360,16 +373,19 @@ messages.add(
             "pickle 可以调用任何函数；加载权重请用 `weights_only=True`。",
         },
         "ch07.ex1.ok": {
-            "en": "every tensor lands on the device you ask for, whatever GPU saved it, and the file cannot run code.",
+            "en": "Every tensor lands on the device you ask for, whatever GPU saved it, and the file cannot run code.",
             "zh": "无论检查点保存自哪块 GPU，每个张量都落到你指定的设备上，而且文件无法执行代码。",
         },
         "ch07.ex1.hint1": {
             "en": "torch.load puts each tensor back on the device it was saved from, unless told otherwise.",
             "zh": "除非另有指定，torch.load 会把每个张量放回它保存时所在的设备。",
         },
-        "ch07.ex1.hint2": {"en": "`torch.load` takes an argument that says where every tensor goes, whatever the "
-                                 "file recorded.",
-                           "zh": "`torch.load` 有一个参数，用来指定每个张量该放到哪里，不管文件里记的是哪个设备。"},
+        "ch07.ex1.hint2": {
+            "en": "Moving the tensors after loading comes too late: on a machine without a GPU, a tensor saved on a "
+            "GPU cannot even be created. Decide where the tensors go while the file is read, not afterwards.",
+            "zh": "加载之后再移动张量就太晚了：在没有 GPU 的机器上，保存自 GPU 的张量连创建都创建不出来。"
+            "要在读取文件的同时就决定张量放到哪里，而不是读完之后再挪。",
+        },
         "ch07.ex1.hint3": {
             "en": "`return torch.load(path, map_location=____, weights_only=True)`. `weights_only=True` is the "
             "default since PyTorch 2.6; older versions default to False, which runs whatever the pickle asks.",
@@ -399,7 +415,7 @@ messages.add(
         },
         "ch07.ex2.values": {"en": "the values changed: keep the same tensors, only rename the keys.",
                             "zh": "值变了：保留原来的张量，只改键名。"},
-        "ch07.ex2.ok": {"en": "the leading `module.` is gone, and nothing else changed.",
+        "ch07.ex2.ok": {"en": "The leading `module.` is gone, and nothing else changed.",
                         "zh": "开头的 `module.` 去掉了，其他什么都没变。"},
         "ch07.ex2.hint1": {
             "en": "Build a new dict with the same values and renamed keys.",
@@ -448,7 +464,7 @@ messages.add(
         "ch07.ex3.weights": {"en": "the model's weights are not the saved ones.",
                              "zh": "模型的权重不是保存的那些。"},
         "ch07.ex3.ok": {
-            "en": "model, parameters and optimizer state all on the device, and training can go on where it stopped.",
+            "en": "Model, parameters and optimizer state all on the device, and training can go on where it stopped.",
             "zh": "模型、参数和优化器状态都在目标设备上，训练可以从中断的地方继续。",
         },
         "ch07.ex3.hint1": {

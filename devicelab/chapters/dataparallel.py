@@ -17,7 +17,7 @@ from .. import messages
 from ..checks import NOT_ATTEMPTED, Blank, Exercise, Verdict, correct, incorrect
 from ..checks import short_error as _short
 from ..devices import same_device, tensors_off
-from ..spies import SpyLoss, SpyModel
+from ..spies import MoveRecorder, SpyLoss, SpyModel, StepCounter, foreign_module
 
 META = torch.device("meta")
 ASKED_LR, ASKED_MOMENTUM = 0.05, 0.9  # the optimizer exercise 3 asks for; the proof is measured with it
@@ -125,8 +125,10 @@ class MakeCriterion(Exercise):
         weights = torch.tensor([0.5, 1.0, 2.5, 4.0])  # not the notebook's: the function must use its argument
         logits = torch.randn(64, 4, generator=generator).to(self.device)
         labels = torch.randint(0, 4, (64,), generator=generator).to(self.device)
+        moves = MoveRecorder()
         try:
-            criterion = make_criterion(weights.clone(), self.device)
+            with moves:
+                criterion = make_criterion(weights.clone(), self.device)
         except Exception as error:  # noqa: BLE001
             return incorrect("ch02.ex2.raised", error=_short(error))
         if isinstance(criterion, Blank):
@@ -136,6 +138,8 @@ class MakeCriterion(Exercise):
         try:
             loss = criterion(logits, labels)
         except Exception as error:  # noqa: BLE001
+            if _copy_not_kept(moves, criterion, self.device):
+                return incorrect("ch02.ex2.discarded", device=self.device)
             if "device" in str(error):
                 return incorrect("ch02.ex2.weight_device", device=self.device, error=_short(error))
             return incorrect("ch02.ex2.raised", error=_short(error))
@@ -152,15 +156,27 @@ class MakeCriterion(Exercise):
 
     def _probe(self, make_criterion, weights: torch.Tensor) -> Verdict | None:  # type: ignore[no-untyped-def]
         # The same function asked for `meta`: the loss must run on meta logits and labels.
+        moves, criterion = MoveRecorder(), None
         try:
-            criterion = make_criterion(weights.clone(), META)
+            with moves:
+                criterion = make_criterion(weights.clone(), META)
             loss = criterion(torch.randn(8, 4, device=META), torch.zeros(8, dtype=torch.long, device=META))
         except Exception as error:  # noqa: BLE001
+            if criterion is not None and _copy_not_kept(moves, criterion, META):
+                return incorrect("ch02.ex2.discarded", device=META)
             return incorrect("ch02.ex2.probe_device", error=_short(error))
         if not isinstance(loss, torch.Tensor) or loss.device != META:
             found = loss.device if isinstance(loss, torch.Tensor) else type(loss).__name__
             return incorrect("ch02.ex2.probe_device", error=f"the loss came back on {found}")
         return None
+
+
+def _copy_not_kept(moves: MoveRecorder, criterion: object, device: torch.device) -> bool:
+    """A tensor was copied to `device` while the loss was made, yet the loss holds tensors elsewhere: the copy that
+    `Tensor.to()` returned was thrown away (`class_weights.to(device)` on a line of its own)."""
+    if not moves.towards(device):
+        return False
+    return not isinstance(criterion, nn.Module) or bool(tensors_off(criterion, device))
 
 
 def _asked_optimizer_differs(optimizer: torch.optim.Optimizer) -> Verdict | None:
@@ -289,8 +305,12 @@ class TrainStep(Exercise):
         results = []
         for number, (inputs, labels) in enumerate(batches):
             try:
-                result = train_step(model, criterion, optimizer, inputs, labels, device)
+                with StepCounter(optimizer) as steps:
+                    result = train_step(model, criterion, optimizer, inputs, labels, device)
             except Exception as error:  # noqa: BLE001 - the learner's code may fail any way
+                other = foreign_module(error, model, criterion)
+                if other is not None:  # a notebook variable (`model_ft`) ran instead of the model handed in
+                    return incorrect("ch02.ex4.other_model", got=type(other).__name__)
                 return incorrect("ch02.ex4.raised", error=_short(error))
             if isinstance(result, Blank):
                 return Verdict(NOT_ATTEMPTED, self.not_attempted_key)
@@ -309,6 +329,8 @@ class TrainStep(Exercise):
                         return incorrect("ch02.ex4.dtype", what=what, got=str(got).replace("torch.", ""),
                                          want=str(want).replace("torch.", ""))
                 if all(torch.equal(a, p.detach()) for a, p in zip(start, model.parameters())):
+                    if not steps.own and steps.others:  # `optimizer_ft.step()`: another optimizer stepped
+                        return incorrect("ch02.ex4.other_optimizer")
                     return incorrect("ch02.ex4.no_update")
         if not all(isinstance(r, float) for r in results):
             wrong = next(r for r in results if not isinstance(r, float))
@@ -473,6 +495,13 @@ messages.add(
             "on `device`? ({error})",
             "zh": "logits 和标签都在 {device} 上时，损失函数报了设备错误：它的类别权重在 `device` 上吗？（{error}）",
         },
+        "ch02.ex2.discarded": {
+            "en": "the class weights were copied to {device}, but the loss still holds the ones on the CPU: "
+            "`Tensor.to()` returns a new tensor and leaves the one it is called on where it was, so a copy that "
+            "is not kept is lost.",
+            "zh": "类别权重被复制到了 {device} 上，但损失函数持有的仍是 CPU 上的那一份：`Tensor.to()` "
+            "返回一个新张量，调用它的那个张量留在原处，所以没有保存下来的副本就丢掉了。",
+        },
         "ch02.ex2.probe_device": {
             "en": PROBE_EN.format(what="loss")
             + "the loss did not run on logits and labels on `meta` ({error}): are the weights moved to the "
@@ -481,7 +510,7 @@ messages.add(
             + "它无法处理 `meta` 上的 logits 和标签（{error}）：权重移到了参数 `device` 上吗？",
         },
         "ch02.ex2.ok": {
-            "en": "the loss weighs the classes by the weights it is given, on the device of the logits.",
+            "en": "The loss weighs the classes by the weights it is given, on the device of the logits.",
             "zh": "损失函数按传入的权重给各类别加权，并且和 logits 在同一设备上。",
         },
         "ch02.ex2.hint1": {
@@ -559,7 +588,7 @@ messages.add(
             "zh": "`optimizer_ft.step()` 更新参数的方式与这些设置下的 SGD 不同。",
         },
         "ch02.ex3.ok": {
-            "en": "the optimizer is the asked SGD and holds exactly the {total} parameters of the model you "
+            "en": "The optimizer is the asked SGD and holds exactly the {total} parameters of the model you "
             "train.",
             "zh": "优化器是练习要求的 SGD，并且恰好持有你所训练模型的全部 {total} 个参数。",
         },
@@ -635,6 +664,22 @@ messages.add(
             "zh": PROBE_ZH.format(what="这个训练步骤")
             + "标签进入损失函数时仍在 {found} 上：在 GPU 上损失函数会报设备错误。",
         },
+        "ch02.ex4.other_model": {
+            "en": "`train_step` ran another model (a {got}) instead of the `model` it is given, and that model failed "
+            "on the check's test batch: the check calls `train_step` with a model, a loss and an optimizer of its "
+            "own, and a notebook variable such as `model_ft` is none of them.",
+            "zh": "`train_step` 运行的是另一个模型（一个 {got}），而不是传给它的 `model`，"
+            "那个模型在检查的测试批次上出错了："
+            "检查调用 `train_step` 时传入的是它自己的模型、损失函数和优化器，像 `model_ft` 这样的笔记本变量"
+            "不是其中任何一个。",
+        },
+        "ch02.ex4.other_optimizer": {
+            "en": "the parameters of the `model` given to `train_step` did not change: another optimizer took the "
+            "step, not the `optimizer` it is given (the check hands in an optimizer of its own, so a notebook "
+            "variable such as `optimizer_ft` updates another model).",
+            "zh": "传给 `train_step` 的 `model` 参数没有变化：执行更新的是另一个优化器，而不是传给它的 "
+            "`optimizer`（检查传入的是它自己的优化器，所以像 `optimizer_ft` 这样的笔记本变量更新的是另一个模型）。",
+        },
         "ch02.ex4.no_update": {
             "en": "the model's parameters did not change: is `optimizer.step()` called after `backward()`?",
             "zh": "模型参数没有变化：`backward()` 之后调用 `optimizer.step()` 了吗？",
@@ -655,7 +700,7 @@ messages.add(
             "zh": "`train_step` 应该以 Python 数值返回损失（`loss.item()`），而不是 {got}。",
         },
         "ch02.ex4.ok": {
-            "en": "inputs and labels are moved, one step per batch updates the model, the loss comes back as a "
+            "en": "Inputs and labels are moved, one step per batch updates the model, the loss comes back as a "
             "number.",
             "zh": "输入和标签都移动了，每个批次更新一次模型，损失以数值返回。",
         },

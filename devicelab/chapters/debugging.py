@@ -519,7 +519,7 @@ messages.add(
     {
         # exercise 1
         "ch09.ex1.ok": {
-            "en": "the position table moves with the model, stays out of the state_dict, and the old weights load.",
+            "en": "The position table moves with the model, stays out of the state_dict, and the old weights load.",
             "zh": "位置表会随模型移动，不进入 state_dict，旧权重也能照常加载。",
         },
         "ch09.ex1.hint1": {
@@ -542,7 +542,7 @@ messages.add(
         "ch09.ex1.solution": _both(FIXED_EMBED_SOLUTION),
         # exercise 2
         "ch09.ex2.ok": {
-            "en": "the mask is born where the scores are, whatever that device is, and the old weights load.",
+            "en": "The mask is born where the scores are, whatever that device is, and the old weights load.",
             "zh": "掩码创建在分数所在的设备上，无论那是哪个设备；旧权重也能照常加载。",
         },
         "ch09.ex2.hint1": {
@@ -616,7 +616,7 @@ messages.add(
             "zh": "用返回的优化器训练一步之后，没有任何参数发生变化。",
         },
         "ch09.ex3.ok": {
-            "en": "the fixed model, its parameters and Adam's state all land on the device you ask for, and a step "
+            "en": "The fixed model, its parameters and Adam's state all land on the device you ask for, and a step "
             "trains it.",
             "zh": "修好的模型、它的参数和 Adam 的状态都落在你指定的设备上，训练一步也确实在更新它。",
         },

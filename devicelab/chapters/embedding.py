@@ -18,6 +18,7 @@ from torch import nn
 from .. import messages
 from ..checks import NOT_ATTEMPTED, Blank, Exercise, Verdict, bounded, correct, incorrect
 from ..devices import same_device
+from ..spies import foreign_module
 
 STAND_IN = torch.device("meta")  # the device the checks ask the learner's code to move things to
 HOST = torch.device("cpu")  # where a DataLoader hands out batches
@@ -166,6 +167,9 @@ class MoveInTheLoop(Exercise):
             return incorrect("ch03.ex1.moves_model", device=STAND_IN)
         if not run.model.seen or not run.criterion.seen:
             if run.error is not None:
+                other = foreign_module(run.error, run.model, run.criterion)
+                if other is not None:  # a notebook variable (`model`) ran instead of the model handed in
+                    return incorrect("ch03.ex1.other_model", got=type(other).__name__)
                 return incorrect("ch03.ex1.raised", error=_error(run.error))
             return incorrect("ch03.ex1.not_called")
         ids_device, ids_dtype, weight_device = run.model.seen[0]
@@ -358,6 +362,14 @@ messages.add(
             "en": "`train_step` raised an error on a test batch: {error}",
             "zh": "`train_step` 在测试批次上抛出了错误：{error}",
         },
+        "ch03.ex1.other_model": {
+            "en": "`train_step` ran another model (a {got}) instead of the `model` it is given, and that model failed "
+            "on the check's test batch: the check calls `train_step` with a model, a loss and an optimizer of its "
+            "own, and a notebook variable such as `model` is none of them.",
+            "zh": "`train_step` 运行的是另一个模型（一个 {got}），而不是传给它的 `model`，"
+            "那个模型在检查的测试批次上出错了：检查调用 `train_step` 时传入的是它自己的模型、损失函数和优化器，"
+            "像 `model` 这样的笔记本变量不是其中任何一个。",
+        },
         "ch03.ex1.not_called": {
             "en": "`train_step` must call the `model` it is given on the token ids, and the `criterion` it is "
             "given on the logits and the labels.",
@@ -432,7 +444,7 @@ messages.add(
             "zh": "`train_step` 返回了 {got}，这不是损失函数算出的损失值。",
         },
         "ch03.ex1.ok": {
-            "en": "the token ids and the labels both reached {device}, the device they were asked to go to, "
+            "en": "The token ids and the labels both reached {device}, the device they were asked to go to, "
             "and each step updates the model with fresh gradients.",
             "zh": "token id 和标签都到了指定的设备 {device} 上，而且每一步都用新算出的梯度更新模型。",
         },
@@ -491,7 +503,7 @@ messages.add(
             "而不是新建的张量。",
         },
         "ch03.ex2.ok": {
-            "en": "both tensors of the batch arrive on {device}, unchanged otherwise.",
+            "en": "Both tensors of the batch arrive on {device}, unchanged otherwise.",
             "zh": "批次里的两个张量都到了 {device} 上，其他方面原封不动。",
         },
         "ch03.ex2.hint1": {
@@ -551,7 +563,7 @@ messages.add(
             "zh": "`forward` 的计算结果和 `TextClassifier.forward` 不一样了：先移动 id，其余交给父类。",
         },
         "ch03.ex3.ok": {
-            "en": "the token ids follow the parameters (tested with the model on cpu and on {device}). "
+            "en": "The token ids follow the parameters (tested with the model on cpu and on {device}). "
             "The labels never pass through `forward`: they are still yours to move.",
             "zh": "token id 会跟着参数走（分别用 cpu 和 {device} 上的模型测试过）。标签从不经过 `forward`："
             "它们仍然得由你来移动。",

@@ -405,7 +405,8 @@ messages.add(
             "zh": "输出不等于 `(x - mean) / std`。",
         },
         "ch05.ex1.ok": {
-            "en": "mean and std moved with the module, are saved in its state_dict, and no optimizer will touch them.",
+            "en": "The buffers `mean` and `std` moved with the module, are saved in its state_dict, and no optimizer "
+            "will touch them.",
             "zh": "mean 和 std 会随模块移动，保存在它的 state_dict 里，优化器也不会动它们。",
         },
         "ch05.ex1.hint1": {
@@ -465,7 +466,7 @@ messages.add(
             "zh": "初始状态应当是全零，并且不需要梯度。",
         },
         "ch05.ex2.ok": {
-            "en": "the state is born on the input's device, with its dtype, whatever that device is.",
+            "en": "The state is born on the input's device, with its dtype, whatever that device is.",
             "zh": "状态在输入所在的设备上创建、dtype 与输入一致，无论那是哪个设备。",
         },
         "ch05.ex2.hint1": {
@@ -520,7 +521,7 @@ messages.add(
             "让检查点能把它们带回来。",
         },
         "ch05.ex3.ok": {
-            "en": "every tensor is born on the input's device and every layer is part of the model: it runs, "
+            "en": "Every tensor is born on the input's device and every layer is part of the model: it runs, "
             "unchanged, on the CPU, on your GPU and on `meta` (the check's stand-in for your GPU).",
             "zh": "每个张量都在输入所在的设备上创建，每一层都属于模型：它不加改动就能在 CPU、你的 GPU "
             "和 `meta`（检查用来代替 GPU 的设备）上运行。",

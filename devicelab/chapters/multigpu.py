@@ -101,6 +101,7 @@ class RankDevice(Exercise):
 
     name = "ex1"
     reads = ("rank_device",)
+    picks_device = True  # it chooses the device of its rank: nobody hands it one
     hints = ("ch06.ex1.hint1", "ch06.ex1.hint2", "ch06.ex1.hint3")
     solution_key = "ch06.ex1.solution"
     not_attempted_key = "ch06.ex1.todo"
@@ -391,7 +392,7 @@ messages.add(
             "这个进程里所有不带编号的 `\"cuda\"` 和 `.cuda()` 指的仍然是 cuda:0。",
         },
         "ch06.ex1.ok": {
-            "en": "each rank gets the GPU of its local rank, made current, and the CPU where there is no CUDA.",
+            "en": "Each rank gets the GPU of its local rank, made current, and the CPU where there is no CUDA.",
             "zh": "每个 rank 都拿到编号等于其 local rank 的 GPU，并把它设为当前 GPU；没有 CUDA 时则用 CPU。",
         },
         "ch06.ex1.hint1": {
@@ -470,7 +471,7 @@ messages.add(
             "必须只写模型所在的那一块 GPU，或者干脆不传。",
         },
         "ch06.ex2.ok": {
-            "en": "the model is moved to the rank's device first, then wrapped, with device_ids only on a GPU.",
+            "en": "The model is moved to the rank's device first, then wrapped, with device_ids only on a GPU.",
             "zh": "模型先移到该 rank 的设备上，再被包装；只有在 GPU 上才传 device_ids。",
         },
         "ch06.ex2.hint1": {

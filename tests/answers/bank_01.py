@@ -1,6 +1,6 @@
 """Answers learners might write for lab 01: wrong ones, right ones written differently, hostile ones."""
 
-from harness import Answer
+from harness import Answer, without_cuda
 
 LAB = "01-devices"
 
@@ -108,7 +108,7 @@ return inputs.to(device), labels.to(device), model.to(device)
 """), "incorrect"),
     Answer("ex2", "wrong: .cuda() instead of the device", _mover("""
 return model.cuda(), inputs.cuda(), labels.cuda()
-"""), "incorrect"),
+"""), "incorrect", key=without_cuda("check.no_cuda")),
     Answer("ex2", "wrong: a right function, but rebinds `device` to `target` (the proof then fails)",
            _mover("""
 model.to(device)

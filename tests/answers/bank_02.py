@@ -1,6 +1,6 @@
 """Answers learners might write for lab 02: wrong ones, right ones written differently, hostile ones."""
 
-from harness import Answer
+from harness import Answer, without_cuda
 
 LAB = "02-dataparallel"
 
@@ -32,7 +32,7 @@ def prepare(model, target):
 def prepare(model, device):
     model = nn.DataParallel(model)
     return model.cuda()
-''', "incorrect"),
+''', "incorrect", key=without_cuda("check.no_cuda")),
     Answer("ex1", "wrong: wraps twice", '''
 def prepare(model, device):
     model = nn.DataParallel(model.to(device))
@@ -94,7 +94,7 @@ def make_criterion(class_weights, device):
 def make_criterion(class_weights, device):
     class_weights.to(device)
     return nn.CrossEntropyLoss(weight=class_weights)
-''', "incorrect"),
+''', "incorrect", key="ch02.ex2.discarded"),
     Answer("ex2", "wrong: no class weights", '''
 def make_criterion(class_weights, device):
     return nn.CrossEntropyLoss().to(device)
@@ -237,7 +237,29 @@ def train_step(model, criterion, optimizer, inputs, labels, device):
     loss.backward()
     optimizer_ft.step()
     return loss.item()
-''', "incorrect"),
+''', "incorrect", key="ch02.ex4.other_optimizer"),
+    Answer("ex4", "wrong: trains the notebook's model_ft (a conv net: the test batch does not fit it)", '''
+def train_step(model, criterion, optimizer, inputs, labels, device):
+    inputs, labels = inputs.to(device), labels.to(device)
+    optimizer_ft.zero_grad()
+    loss = criterion(model_ft(inputs), labels)
+    loss.backward()
+    optimizer_ft.step()
+    return loss.item()
+''', "incorrect", key="ch02.ex4.other_model"),
+    Answer("ex4", "wrong: the notebook's names everywhere (model_ft, criterion, optimizer_ft)", '''
+def train_step(model, loss_fn, opt, x, y, device):
+    x, y = x.to(device), y.to(device)
+    optimizer_ft.zero_grad()
+    loss = criterion(model_ft(x), y)
+    loss.backward()
+    optimizer_ft.step()
+    return loss.item()
+''', "incorrect", key="ch02.ex4.other_model"),
+    Answer("ex4", "wrong: .cuda() on the batch", '''
+def train_step(model, criterion, optimizer, inputs, labels, device):
+    inputs, labels = inputs.cuda(), labels.cuda()
+''' + STEP_BODY, "incorrect", key=without_cuda("check.no_cuda")),
     Answer("ex4", "wrong: uses the notebook's criterion", '''
 def train_step(model, loss_fn, optimizer, inputs, labels, device):
     inputs, labels = inputs.to(device), labels.to(device)

@@ -73,7 +73,43 @@ def to_device(batch, device):
     if isinstance(batch, (list, tuple)):
         return type(batch)(to_device(item, device) for item in batch)
     return batch
-''', "incorrect"),
+''', "incorrect", key="ch04.ex1.namedtuple_raised"),
+    Answer("ex1", "wrong: every Sequence is walked into, strings too (a RecursionError)", '''\
+from collections.abc import Mapping, Sequence
+
+
+def to_device(batch, device):
+    if isinstance(batch, torch.Tensor):
+        return batch.to(device, non_blocking=True)
+    if isinstance(batch, Mapping):
+        return {key: to_device(value, device) for key, value in batch.items()}
+    if isinstance(batch, tuple) and hasattr(batch, "_fields"):
+        return type(batch)(*[to_device(item, device) for item in batch])
+    if isinstance(batch, Sequence):
+        return type(batch)([to_device(item, device) for item in batch])
+    return batch
+''', "incorrect", key="ch04.ex1.string_recursion"),
+    Answer("ex1", "wrong: strings listed among the containers (a RecursionError)", '''\
+def to_device(batch, device):
+    if isinstance(batch, torch.Tensor):
+        return batch.to(device, non_blocking=True)
+    if isinstance(batch, dict):
+        return {key: to_device(value, device) for key, value in batch.items()}
+    if isinstance(batch, tuple) and hasattr(batch, "_fields"):
+        return type(batch)(*(to_device(item, device) for item in batch))
+    if isinstance(batch, (list, tuple, str)):
+        items = [to_device(item, device) for item in batch]
+        return "".join(items) if isinstance(batch, str) else type(batch)(items)
+    return batch
+''', "incorrect", key="ch04.ex1.string_recursion"),
+    Answer("ex1", "wrong: right shape, but the copies block (no non_blocking=True, which the exercise asks for)",
+           '''\
+from torch.utils._pytree import tree_map
+
+
+def to_device(batch, device):
+    return tree_map(lambda x: x.to(device) if isinstance(x, torch.Tensor) else x, batch)
+''', "incorrect", key="ch04.ex1.blocking"),
     Answer("ex1", "wrong: a namedtuple comes back as a plain tuple", '''\
 def to_device(batch, device):
     if isinstance(batch, torch.Tensor):
@@ -121,6 +157,18 @@ def to_device(batch, device):
     Answer("ex1", "hostile: not a function", '''\
 to_device = {"device": "cuda"}
 ''', "incorrect"),
+    Answer("ex1", "right: an empty tensor on the device, filled by a copy that does not block", '''\
+def to_device(batch, device):
+    if isinstance(batch, torch.Tensor):
+        return torch.empty_like(batch, device=device).copy_(batch, non_blocking=True)
+    if isinstance(batch, dict):
+        return {key: to_device(value, device) for key, value in batch.items()}
+    if isinstance(batch, tuple) and hasattr(batch, "_fields"):
+        return batch._make(to_device(item, device) for item in batch)
+    if isinstance(batch, (list, tuple)):
+        return type(batch)(map(lambda item: to_device(item, device), batch))
+    return batch
+''', "correct"),
     Answer("ex1", "right: torch.utils._pytree.tree_map", '''\
 from torch.utils._pytree import tree_map
 
@@ -158,10 +206,29 @@ def _(batch: tuple, device):
     items = [to_device(item, device) for item in batch]
     return batch._make(items) if hasattr(batch, "_fields") else tuple(items)
 ''', "correct"),
-    Answer("ex1", "right: separate branches, a dict built in a loop, no non_blocking", '''\
+    Answer("ex1", "wrong: separate branches, a dict built in a loop, the copies block", '''\
 def to_device(batch, device):
     if torch.is_tensor(batch):
         return batch.to(device)
+    elif isinstance(batch, dict):
+        moved = {}
+        for key in batch:
+            moved[key] = to_device(batch[key], device)
+        return moved
+    elif isinstance(batch, list):
+        return [to_device(item, device) for item in batch]
+    elif isinstance(batch, tuple):
+        items = [to_device(item, device) for item in batch]
+        if hasattr(batch, "_fields"):
+            return type(batch)(*items)
+        return tuple(items)
+    else:
+        return batch
+''', "incorrect", key="ch04.ex1.blocking"),
+    Answer("ex1", "right: separate branches, a dict built in a loop, keyword arguments to .to()", '''\
+def to_device(batch, device):
+    if torch.is_tensor(batch):
+        return batch.to(device=device, non_blocking=True)
     elif isinstance(batch, dict):
         moved = {}
         for key in batch:

@@ -53,6 +53,9 @@ ANSWERS = [
            loader("return {k: v.to(device) for k, v in torch.load(path).items()}"), "incorrect"),
     Answer("ex1", "wrong: a dict map_location for cuda:0 only",
            loader('return torch.load(path, map_location={"cuda:0": "cpu"})'), "incorrect"),
+    Answer("ex1", "wrong: to the CPU, then each tensor moved without keeping the copy",
+           loader('state = torch.load(path, map_location="cpu")\n    for value in state.values():\n'
+                  '        value.to(device)\n    return state'), "incorrect", key="ch07.ex1.discarded"),
     Answer("ex1", "hostile: raises", loader("raise OSError('disk on fire')"), "incorrect"),
     Answer("ex1", "hostile: returns junk", loader("return 42"), "incorrect"),
     Answer("ex1", "right: weights_only left to its default (True since 2.6)",

@@ -42,10 +42,21 @@ class Answer:
     # "too slow" verdict. The limit's own length is not what such an answer tests, and a loop that burns the
     # check's whole 10-30 s would cost the suite minutes of CPU.
     loops: bool = False
+    # The catalogue key of the sentence it must get (when given): a wrong answer whose raw error once reached the
+    # learner is pinned to the sentence that now explains it, so that the bank fails if the raw error comes back.
+    key: str = ""
 
     def __post_init__(self) -> None:
         if self.expect not in (CORRECT, INCORRECT):
             raise ValueError(f"expect must be 'correct' or 'incorrect', not {self.expect!r}")
+
+
+def without_cuda(key: str) -> str:
+    """`key` where this machine has no CUDA GPU (as CI has none), nothing where it has one: an answer that writes
+    `.cuda()` gets the sentence about a missing GPU only where the GPU is missing."""
+    import torch
+
+    return "" if torch.cuda.is_available() else key
 
 
 def banks() -> list[str]:

@@ -39,6 +39,10 @@ def test_every_answer_gets_the_verdict_it_deserves(module):
     unstopped = [f"{a.exercise} [{a.name}]: {v['key'] or v['message']}" for a, v in judged(module).verdicts
                  if a.loops and v["key"] != "check.too_slow"]
     assert not unstopped, "\n".join(unstopped)
+    # an answer pinned to a sentence gets that sentence, not another one (nor the raw error it once got)
+    unexplained = [f"{a.exercise} [{a.name}]: expected {a.key}, got {v['key'] or 'no key'}: {v['message']}"
+                   for a, v in judged(module).verdicts if a.key and v["key"] != a.key]
+    assert not unexplained, "\n".join(unexplained)
 
 
 @pytest.mark.parametrize("module", BANKS)

@@ -98,6 +98,24 @@ def test_the_proof_caption_says_what_the_curve_shows_from_its_own_numbers():
     assert "not learning" in caption([0.68, 0.67, 0.66], None, "step")
 
 
+def test_the_proof_caption_names_the_axes_the_plot_has_and_the_resume_it_marks():
+    from devicelab.lab import caption
+    from devicelab.messages import set_language
+
+    try:
+        for lang, left, right, resumed in (("en", "left axis", "right axis", "resumed from the checkpoint"),
+                                           ("zh", "左轴", "右轴", "从检查点恢复训练")):
+            set_language(lang)
+            one_axis = caption([0.68, 0.40], None, "step")  # the loss only: no left or right to speak of
+            assert left not in one_axis and right not in one_axis and resumed not in one_axis
+            two_axes = caption([0.68, 0.40], [0.5, 0.9])
+            assert left in two_axes and right in two_axes
+            assert resumed in caption([0.9, 0.7, 0.5, 0.4], None, "epoch", resumed_after=3)
+            assert "3" in caption([0.9, 0.7, 0.5, 0.4], None, "epoch", resumed_after=3).split("0.400")[1]
+    finally:
+        set_language("en")
+
+
 def test_every_check_message_that_names_meta_says_in_its_own_words_that_it_stands_in_for_the_gpu():
     import re
 

@@ -234,6 +234,24 @@ def test_without_a_chinese_font_the_chinese_plot_has_english_labels(monkeypatch)
     assert figure.axes[0].get_ylabel() == "loss" and figure.axes[0].get_xlabel() == "step"
 
 
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_resumed_run_is_marked_where_it_resumed_with_a_legend_entry_that_says_so(lang):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from devicelab import plotting
+
+    figure = plotting.plot_training([1.0, 0.6, 0.4, 0.3, 0.2], lang=lang, resumed_after=3)
+    [axis] = figure.axes  # the loss only: one axis
+    marks = [line for line in axis.lines if list(line.get_xdata()) == [3.5, 3.5]]
+    assert len(marks) == 1 and marks[0].get_linestyle() == "--"  # between epoch 3 and epoch 4
+    chinese = lang == "zh" and plotting._cjk_font() is not None
+    legend = [entry.get_text() for entry in axis.get_legend().get_texts()]
+    assert ("从检查点恢复训练" if chinese else "resumed from the checkpoint") in legend
+    with pytest.raises(ValueError):
+        plotting.plot_training([1.0, 0.5], resumed_after=2)  # no point after it
+
+
 def test_the_plot_refuses_what_no_run_prints():
     from devicelab import plotting
 

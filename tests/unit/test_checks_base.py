@@ -116,3 +116,63 @@ def test_bounded_starts_one_pass_only_over_an_object_that_is_its_own_iterator():
 
     passes = Passes()
     assert bounded(passes, 10) == [2, 1, 0] and passes.started == 1
+
+
+class QuotesTheError(Exercise):
+    """A judge that quotes the answer's error, as every chapter's judge does (`error=short_error(...)`)."""
+
+    name = "exQ"
+    reads = ("answer",)
+    not_attempted_key = "check.crashed"
+
+    def judge(self, answer):
+        from devicelab.checks import incorrect, short_error
+
+        try:
+            answer()
+        except Exception as error:  # noqa: BLE001
+            return incorrect("check.crashed", error=short_error(error))
+        return correct("check.crashed", error="fine")
+
+
+def test_cuda_asked_for_on_a_machine_without_it_gets_a_sentence_not_the_driver_message():
+    """Every wording PyTorch uses for "no CUDA here" becomes one sentence, in both languages, when the lab is not
+    on CUDA; the chapter 07 error that also names `torch.cuda.is_available()` keeps its own explanation."""
+    wordings = ["Torch not compiled with CUDA enabled", "Found no NVIDIA driver on your system. Please check that "
+                "you have an NVIDIA GPU and installed a driver", "No CUDA GPUs are available"]
+    if not torch.cuda.is_available():  # what a forked process (the answer banks' harness) hears instead
+        wordings.append("Cannot re-initialize CUDA in forked subprocess. To use CUDA with multiprocessing, you must "
+                        "use the 'spawn' start method")
+    for wording in wordings:
+        def answer(wording=wording):
+            raise RuntimeError(wording)
+
+        verdict = QuotesTheError(torch.device("cpu")).evaluate(answer=answer)
+        assert (verdict.status, verdict.key) == (INCORRECT, "check.no_cuda"), wording
+        for lang in ("en", "zh"):
+            set_language(lang)
+            assert "NVIDIA" not in verdict.message() and "cpu" in verdict.message()
+        set_language("en")
+    picking = QuotesTheError(torch.device("cpu"))
+    picking.picks_device = True
+    assert picking.evaluate(answer=answer).key == "check.no_cuda_pick"
+
+    def deserialize():
+        raise RuntimeError("Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is "
+                           "False. If you are running on a CPU-only machine, please use torch.load with "
+                           "map_location=torch.device('cpu') to map your storages to the CPU.")
+
+    assert QuotesTheError(torch.device("cpu")).evaluate(answer=deserialize).key == "check.crashed"
+    # On a CUDA lab the error would be something else entirely: it is quoted as it is.
+    assert QuotesTheError(torch.device("cuda")).evaluate(answer=answer).key == "check.crashed"
+
+
+def test_a_raw_cuda_call_without_a_gpu_is_explained_by_the_real_check():
+    if torch.cuda.is_available():
+        return  # on a GPU `.cuda()` works: nothing to explain
+    ex2 = exercises_for("01-devices", torch.device("cpu"))[1]
+
+    def to_device(model, inputs, labels, device):
+        return model.cuda(), inputs.cuda(), labels.cuda()
+
+    assert ex2.evaluate(to_device=to_device).key == "check.no_cuda"

@@ -271,7 +271,7 @@ def returns_none(model, inputs, labels, device):
         (returns_a_moved_copy_of_the_model, "ch01.ex2.copy"),
         (turns_the_model_to_double, "ch01.ex2.model_changed"),
         (zeroes_the_weights, "ch01.ex2.model_changed"),
-        (moves_to_a_fixed_device, "ch01.ex2.raised"),
+        (moves_to_a_fixed_device, "check.no_cuda"),
     ],
 )
 def test_ex2_other_wrong_fixes_are_incorrect(to_device, key):
@@ -402,7 +402,7 @@ def test_check_without_arguments_reads_the_notebook_globals(capsys):
     notebook = {"ex1": PredictThenRun(CPU), "torch": torch, **RIGHT}
     exec("device = torch.device('cpu')\ntarget = torch.device('cpu')  # rebound: not read\nex1.check()\n", notebook)
     assert capsys.readouterr().out == (
-        "✅ ex1: Correct! all 6 predictions match what PyTorch does with `target` = meta. "
+        "✅ ex1: Correct! All 6 predictions match what PyTorch does with `target` = meta. "
         + devicelab.messages.text("check.meta_note") + "\n"
     )
 

@@ -112,7 +112,7 @@ def test_ex1_moved_wrapped_and_returned_is_correct(prepare):
         (prepare_wraps_twice, "ch02.ex1.wrapped_twice"),
         (prepare_wraps_another_model, "ch02.ex1.other_model"),
         (prepare_wraps_the_function, "ch02.ex1.other_model"),
-        (prepare_with_cuda, "ch02.ex1.raised"),
+        (prepare_with_cuda, "check.no_cuda"),  # on a machine without CUDA, as CI is
         (prepare_returns_nothing, "ch02.ex1.returned_none"),
     ],
 )
@@ -226,7 +226,7 @@ def test_ex2_a_weighted_cross_entropy_on_the_device_is_correct(make_criterion):
     ("make_criterion", "key"),
     [
         (criterion_not_moved, "ch02.ex2.probe_device"),
-        (criterion_discards_the_move, "ch02.ex2.probe_device"),
+        (criterion_discards_the_move, "ch02.ex2.discarded"),
         (criterion_unweighted, "ch02.ex2.no_weight"),
         (criterion_reversed, "ch02.ex2.weight_values"),
         (criterion_summed, "ch02.ex2.weight_values"),
@@ -604,3 +604,38 @@ def test_hints_print_in_the_chosen_language(capsys):
     set_language("zh")
     TrainStep(CPU).hint()
     assert capsys.readouterr().out == f"提示 1/3： {text('ch02.ex4.hint1', 'zh')}\n"
+
+
+def test_ex4_a_step_that_runs_the_notebooks_model_is_told_so_not_shown_a_conv2d_error():
+    notebook_model = nn.Sequential(nn.Conv2d(3, 4, 3), nn.Flatten())  # like `model_ft`: wants images
+
+    def uses_the_notebooks_model(model, criterion, optimizer, inputs, labels, device):
+        inputs, labels = inputs.to(device), labels.to(device)
+        optimizer.zero_grad()
+        loss = criterion(notebook_model(inputs), labels)
+        loss.backward()
+        optimizer.step()
+        return loss.item()
+
+    verdict = TrainStep(CPU).evaluate(train_step=uses_the_notebooks_model)
+    assert (verdict.key, verdict.params) == ("ch02.ex4.other_model", {"got": "Sequential"})
+    for lang in ("en", "zh"):
+        set_language(lang)
+        assert "conv2d" not in verdict.message()
+    set_language("en")
+
+
+def test_ex4_a_step_taken_by_the_notebooks_optimizer_is_told_so():
+    elsewhere = nn.Linear(2, 2)
+    notebook_optimizer = optim.SGD(elsewhere.parameters(), lr=0.1)
+
+    def steps_the_notebooks_optimizer(model, criterion, optimizer, inputs, labels, device):
+        inputs, labels = inputs.to(device), labels.to(device)
+        notebook_optimizer.zero_grad()
+        loss = criterion(model(inputs), labels)
+        loss.backward()
+        notebook_optimizer.step()
+        return loss.item()
+
+    assert verdict_of(TrainStep(CPU), train_step=steps_the_notebooks_optimizer) == (
+        INCORRECT, "ch02.ex4.other_optimizer")

@@ -515,7 +515,7 @@ def test_ex3_a_hard_coded_cuda_is_incorrect_and_does_not_crash():
     verdict = judge_forward(ToHardCodedCuda)
     assert verdict.status == INCORRECT
     if torch.cuda.device_count() == 0:  # no GPU: moving to "cuda" raises, on the CPU model already
-        assert verdict.key == "ch03.ex3.raised" and verdict.params["device"] == CPU
+        assert verdict.key == "check.no_cuda" and verdict.params["device"] == CPU
     else:  # a GPU: the ids reach the CPU model's layers on cuda
         assert verdict.key == "ch03.ex3.moved_elsewhere" and verdict.params["found"].type == "cuda"
 
@@ -635,3 +635,18 @@ def test_check_without_arguments_reads_the_notebook_globals(capsys):
     notebook = {"ex3": MoveInsideForward(CPU), "TextClassifier": TextClassifier, "ToParameters": ToParameters}
     exec("AutoMoveClassifier = ToParameters\nex3.check()\n", notebook)
     assert capsys.readouterr().out.startswith("✅ ex3: Correct!")
+
+
+def test_ex1_a_step_that_runs_a_notebook_model_which_fails_is_told_so_not_shown_its_error():
+    notebook_model = nn.Sequential(nn.Conv1d(6, 4, 3))  # a model the check's token ids do not fit
+
+    def uses_the_notebooks_model(model, criterion, optimizer, token_ids, labels, device):
+        token_ids, labels = token_ids.to(device), labels.to(device)
+        optimizer.zero_grad()
+        loss = criterion(notebook_model(token_ids), labels)
+        loss.backward()
+        optimizer.step()
+        return loss.item()
+
+    verdict = MoveInTheLoop().evaluate(train_step=uses_the_notebooks_model)
+    assert (verdict.status, verdict.key, verdict.params) == (INCORRECT, "ch03.ex1.other_model", {"got": "Sequential"})

@@ -149,11 +149,55 @@ def test_ex1_a_namedtuple_turned_into_a_plain_tuple_is_incorrect():
     assert "`batch.inputs` would no longer work" in verdict.message()
 
 
-def test_ex1_a_namedtuple_rebuilt_without_unpacking_raises_and_is_reported():
+def test_ex1_a_namedtuple_rebuilt_without_unpacking_is_explained_in_a_sentence_not_a_type_error():
     verdict = ToDevice().evaluate(to_device=namedtuple_rebuilt_without_unpacking)
-    assert (verdict.status, verdict.key) == (INCORRECT, "ch04.ex1.raised")
+    assert (verdict.status, verdict.key) == (INCORRECT, "ch04.ex1.namedtuple_raised")
     assert verdict.params["case"] == "Pair(inputs=tensor, tag='train')"
-    assert verdict.params["error"].startswith("TypeError:")
+    assert (verdict.params["path"], verdict.params["fields"]) == ("batch", "inputs, tag")
+    for lang in ("en", "zh"):
+        set_language(lang)
+        assert "TypeError" not in verdict.message() and "*" not in verdict.message()
+    set_language("en")
+
+
+def walks_into_strings(batch, device):
+    """Treats every sequence as a container, strings too: a one-character string is its own only item."""
+    from collections.abc import Mapping, Sequence
+
+    if isinstance(batch, torch.Tensor):
+        return batch.to(device, non_blocking=True)
+    if isinstance(batch, Mapping):
+        return {key: walks_into_strings(value, device) for key, value in batch.items()}
+    if isinstance(batch, tuple) and hasattr(batch, "_fields"):
+        return type(batch)(*[walks_into_strings(item, device) for item in batch])
+    if isinstance(batch, Sequence):
+        return type(batch)([walks_into_strings(item, device) for item in batch])
+    return batch
+
+
+def test_ex1_a_walk_into_strings_is_named_instead_of_a_recursion_error():
+    verdict = ToDevice().evaluate(to_device=walks_into_strings)
+    assert (verdict.status, verdict.key) == (INCORRECT, "ch04.ex1.string_recursion")
+    assert (verdict.params["path"], verdict.params["string"]) == ("batch.tag", "'train'")
+
+
+def test_ex1_moves_that_block_are_incorrect_where_the_exercise_asks_for_non_blocking_copies():
+    def blocking(batch, device):
+        return tree_map(lambda x: x.to(device) if isinstance(x, torch.Tensor) else x, batch)
+
+    def some_blocking(batch, device):  # the plain tensor of the last batch is moved without non_blocking
+        return batch.to(device) if isinstance(batch, torch.Tensor) else with_pytree(batch, device)
+
+    def with_copy(batch, device):
+        def move(x):
+            return torch.empty_like(x, device=device).copy_(x, non_blocking=True)
+        return tree_map(lambda x: move(x) if isinstance(x, torch.Tensor) else x, batch)
+
+    for answer in (blocking, some_blocking):
+        assert verdict_of(ToDevice(CPU), to_device=answer) == (INCORRECT, "ch04.ex1.blocking")
+    assert verdict_of(ToDevice(CPU), to_device=with_copy) == (CORRECT, "ch04.ex1.ok")
+    for lang in ("en", "zh"):  # the sentence says what is missing, not the keyword that supplies it
+        assert "non_blocking" not in text("ch04.ex1.blocking", lang)
 
 
 def test_ex1_dropping_what_is_not_a_tensor_is_incorrect():
@@ -216,7 +260,7 @@ def with_singledispatch(batch, device):
 
 @with_singledispatch.register
 def _(batch: torch.Tensor, device):
-    return batch.to(device)
+    return batch.to(device=device, non_blocking=True)
 
 
 @with_singledispatch.register
@@ -267,7 +311,7 @@ def test_ex1_an_endless_loop_is_stopped_and_incorrect(monkeypatch):
 
 def test_ex1_endless_recursion_is_reported_as_an_error():
     verdict = ToDevice(CPU).evaluate(to_device=recurses_forever)
-    assert (verdict.key, verdict.params["error"][:14]) == ("ch04.ex1.raised", "RecursionError")
+    assert verdict.key == "ch04.ex1.recursion"
 
 
 def test_ex1_the_value_probe_uses_the_labs_device_not_a_notebook_variable():

@@ -91,7 +91,7 @@ def test_ex1_right_answers_written_differently_are_correct(body, tmp_path):
     ('return "cuda:%d" % local_rank if torch.cuda.is_available() else "cpu"', "ch06.ex1.not_device"),
     ('if torch.cuda.is_available():\n    torch.cuda.set_device(local_rank)\nreturn torch.device("cpu")',
      "ch06.ex1.gpus_not_cuda"),
-    ('torch.cuda.set_device(local_rank)\nreturn torch.device("cuda", local_rank)', "ch06.ex1.raised"),
+    ('torch.cuda.set_device(local_rank)\nreturn torch.device("cuda", local_rank)', "check.no_cuda_pick"),
     ('raise ValueError("no")', "ch06.ex1.raised"),
 ], ids=["no set_device", "bare cuda", "always GPU 0", "a string", "cpu with GPUs", "no CUDA test", "raises"])
 def test_ex1_wrong_answers_are_incorrect(body, key, tmp_path):

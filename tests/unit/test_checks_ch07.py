@@ -253,3 +253,18 @@ def test_check_prints_a_wrong_answer_in_the_chosen_language(capsys):
     set_language("zh")
     Unwrap(CPU).check(unwrap=lambda s: {k.replace("module.", ""): v for k, v in s.items()})
     assert capsys.readouterr().out.startswith("❌ ex2: 还不对：对于键 module.body.weight")
+
+
+def test_ex1_moves_whose_results_are_thrown_away_are_named_as_such():
+    answer = solved('''
+def load_weights(path, device):
+    state = torch.load(path, map_location="cpu", weights_only=True)
+    for value in state.values():
+        value.to(device)  # a moved copy, thrown away
+    return state
+''')["load_weights"]
+    verdict = LoadWeights(CPU).evaluate(load_weights=answer)
+    assert (verdict.key, verdict.params) == ("ch07.ex1.discarded", {"found": CPU, "device": torch.device("meta")})
+    # Loading to the CPU and moving nothing is another mistake, told as before.
+    to_the_cpu = solved('def load_weights(path, device):\n    return torch.load(path, map_location="cpu")\n')
+    assert LoadWeights(CPU).evaluate(load_weights=to_the_cpu["load_weights"]).key == "ch07.ex1.device"

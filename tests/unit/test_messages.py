@@ -76,3 +76,21 @@ def test_add_registers_a_new_key(monkeypatch):
     monkeypatch.setattr(messages, "CATALOGUE", dict(CATALOGUE))
     add({"test.new": {"en": "new {x}", "zh": "新 {x}"}})
     assert messages.text("test.new", x=1) == "new 1"
+
+
+def test_what_follows_correct_starts_a_sentence():
+    """ "Correct! the loss ..." reads as a typo: every reason a `correct(...)` verdict gives starts with a capital
+    letter (or with code, which keeps its own spelling)."""
+    import re
+    from pathlib import Path
+
+    from devicelab.chapters import MODULES, exercises_for
+
+    for lab in MODULES:
+        exercises_for(lab)  # registers every chapter's messages
+    folder = Path(devicelab.chapters.dataparallel.__file__).parent
+    source = "\n".join(path.read_text(encoding="utf-8") for path in [*folder.glob("*.py"), folder.parent / "checks.py"])
+    keys = set(re.findall(r'(?<![\w.])correct\(\s*"([^"]+)"', source))
+    assert len(keys) > 20  # every chapter's right answers
+    lower = [key for key in sorted(keys) if not re.match(r"[A-Z`0-9]", CATALOGUE[key]["en"])]
+    assert not lower, lower

@@ -3,7 +3,9 @@
 The walk runs the student notebook cell by cell, as a learner would. At each exercise's check it asks the
 check about the placeholder, types a plausible wrong answer (from the lab's answer bank), asks for every
 hint and the solution, types a right answer written differently from the solution (also from the bank), and
-goes on; at the end it reads what the proof plotted.
+goes on; at the end it reads what the proof plotted. Then it runs the whole notebook again from the top, the
+learner's answers in place ("Run all" a second time): nothing may raise, every check must still accept its
+answer, and the proof must train again or say which cell builds a fresh model.
 """
 
 from __future__ import annotations
@@ -90,6 +92,10 @@ class Path_:
     steps: list[Step] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     training: dict | None = None
+    rerun_errors: list[str] = field(default_factory=list)
+    rerun_verdicts: dict[str, dict[str, str]] = field(default_factory=dict)
+    rerun_training: dict | None = None
+    rerun_proof_output: str = ""
 
 
 def _pick(answers, exercise: str, expect: str):
@@ -131,6 +137,13 @@ def gives_the_answer(hint: str, lines: list[str]) -> bool:
     return bool(substantive) and all(line.replace("return", "") in flat for line in substantive)
 
 
+def _training(kernel: Kernel) -> dict | None:
+    """What the proof plotted last (lab.last_training), or None."""
+    printed, _ = kernel.run(f"import json as _json\nprint({MARK!r} + _json.dumps(lab.last_training))")
+    line = next((line for line in printed.splitlines() if line.startswith(MARK)), None)
+    return json.loads(line[len(MARK):]) if line else None
+
+
 def walk(lab: str, lang: str = "en") -> Path_:
     """Walk `lab`'s student notebook in `lang` the way a learner would."""
     number = lab.split("-")[0]
@@ -139,6 +152,7 @@ def walk(lab: str, lang: str = "en") -> Path_:
     where, checks = answer_cells(solution, student), check_cells(solution)
     path = Path_(lab, lang)
     kernel = Kernel(ROOT / "labs" / lang)
+    rights: dict[str, str] = {}
     try:
         for index, cell in enumerate(student):
             for exercise, check_index in checks.items():
@@ -157,14 +171,27 @@ def walk(lab: str, lang: str = "en") -> Path_:
                     step.hints.append(printed.strip() if error is None else f"raised {error}")
                 step.solution = kernel.run(f"{exercise}.solution()")[0]
                 kernel.run(right.code)
+                rights[exercise] = right.code
                 step.right = kernel.verdict(exercise)
                 path.steps.append(step)
             _, error = kernel.run(cell)
             if error is not None:
                 path.errors.append(f"code cell {index}: {error}")
-        printed, _ = kernel.run(f"import json as _json\nprint({MARK!r} + _json.dumps(lab.last_training))")
-        line = next((line for line in printed.splitlines() if line.startswith(MARK)), None)
-        path.training = json.loads(line[len(MARK):]) if line else None
+        path.training = _training(kernel)
+        # "Run all" once more, the learner's answers in place: every cell again, in order, each right answer
+        # typed again where the learner typed it (before its check, as above).
+        kernel.run("lab.last_training = None")
+        for index, cell in enumerate(student):
+            for exercise, check_index in checks.items():
+                if check_index == index:
+                    kernel.run(rights[exercise])
+            printed, error = kernel.run(cell)
+            if error is not None:
+                path.rerun_errors.append(f"code cell {index}, run again: {error}")
+            if "lab.all_correct()" in cell:
+                path.rerun_proof_output += printed
+        path.rerun_verdicts = {exercise: kernel.verdict(exercise) for exercise in checks}
+        path.rerun_training = _training(kernel)
     finally:
         kernel.close()
     return path

@@ -3,7 +3,9 @@ answer → the proof.
 
 It fails when an exercise's hints jump to the answer (a hint holds the solution's answer line, or the last hint
 is not a partial line with a blank), when a check message shows `meta` without saying that it stands in for the
-learner's GPU, or when the proof's curve does not move.
+learner's GPU, when the proof's curve does not move, or when running the notebook again (the answers kept)
+breaks something: a cell that raises, a check that no longer accepts its answer, a proof that neither trains
+again nor says which cell to run.
 """
 
 from __future__ import annotations
@@ -14,10 +16,11 @@ import pytest
 from learner_path import BLANK, ROOT, gives_the_answer, walk
 
 from devicelab.checks import explains_meta
+from devicelab.messages import CATALOGUE
 
 LABS = sorted(p.stem for p in (ROOT / "solutions" / "source").glob("*.md"))
-# Every lab in English; a few in Chinese too, where the messages and hints are read in the other language.
-PATHS = [(lab, "en") for lab in LABS] + [("05-inside", "zh"), ("08-amp", "zh")]
+# Every lab in both languages: the messages, hints and printed words are read in each.
+PATHS = [(lab, lang) for lab in LABS for lang in ("en", "zh")]
 META = re.compile(r"\bmeta\b")
 
 
@@ -58,6 +61,27 @@ def problems(path) -> list[str]:
             found.append(f"{path.lang}/{path.lab}: the proof's loss does not move: {loss}")
         if accuracy and not (accuracy[0] < 0.99 and max(accuracy) - accuracy[0] >= 0.03):
             found.append(f"{path.lang}/{path.lab}: the proof's accuracy is flat from its first point: {accuracy}")
+    found += rerun_problems(path)
+    return found
+
+
+def rerun_problems(path) -> list[str]:
+    """What running the notebook again, the answers kept, broke."""
+    where = f"{path.lang}/{path.lab}"
+    found = [f"{where}: {error}" for error in path.rerun_errors]
+    for exercise, verdict in path.rerun_verdicts.items():
+        if verdict.get("status") != "correct":
+            found.append(f"{where} {exercise}: after running the notebook again, {verdict.get('status')}: "
+                         f"{verdict.get('message')}")
+    said = CATALOGUE["proof.trained_already"][path.lang].split("{cell}")[0]
+    trained_again = bool(path.rerun_training) and len(path.rerun_training["loss"]) >= 3
+    if not trained_again and said not in path.rerun_proof_output:
+        found.append(f"{where}: the proof run again neither trained nor said which cell builds a fresh model: "
+                     f"{path.rerun_proof_output.strip()[-300:]!r}")
+    if trained_again:
+        loss = path.rerun_training["loss"]
+        if not loss[-1] < 0.8 * loss[0]:
+            found.append(f"{where}: the proof run again trained a trained model (its loss does not move): {loss}")
     return found
 
 

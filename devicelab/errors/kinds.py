@@ -786,6 +786,14 @@ HAND_WRITTEN = ErrorKind(
 DW = (r"(?:torch\.cuda\.\w+Tensor|torch\.(?:Float|Double|Half|Long|Int|Byte|Bool|BFloat16)Tensor|" + D +
       r"|GPU|CPU|gpu|Cuda|CUDA|Mps|MPS|XLA|TPU|(?:cuda |CUDA |GPU )?device \d+)")
 DW_ZH = r"(?:" + DW + r"|显卡|显存|内存)"
+# What a device word can qualify in a message ("a cpu tensor", "CUDA generator", "GPU weights").
+THING = (r"(?:tensors?|generators?|graphs?|models?|modules?|weights?|param\w*|features?|states?|buffers?|inputs?|"
+         r"outputs?|storages?|arrays?|masks?|indices|labels?)")
+# Said of a tensor that is not where it must be ("found some tensors to not be on a GPU").
+NOT_ON = r"not (?:be )?(?:on|in) (?:a |the )?(?:GPU|CPU|cuda|CUDA|device)\b|same GPU"
+# A graph library's objects or words in the paste (PyG, DGL): their edges and features come with the batch.
+GRAPH = (r"\bDGL|\bdgl\b|DGLGraph|torch_geometric|edge_index|node feature|[Gg]raphs? (?:on|to batch|must be)|"
+         r"\bsubgraph\b")
 _CUT = r"[^.!?;\n。！？；]"  # within one sentence
 TWO_DEVICES = ErrorKind(
     name="two_devices",
@@ -833,11 +841,22 @@ TWO_DEVICES = ErrorKind(
         r"(?P<_graph>cudagraphs? due to[^\n]{0,30}?\bcpu device)",
         # no device named, but said: "on different devices", "device mismatch", "不在同一个设备上"
         r"(?P<_said>(?:two|different|multiple|mixed|separate|distinct) (?:devices|GPUs)|[Dd]evice[- ]mismatch|"
-        r"same (?:\w+ ){0,2}device\b|same (?:\w+, ){1,3}(?:and )?device\b|same backend|不同(?:的)?设备|"
+        r"same (?:\w+ ){0,2}(?:device|GPU)\b|not (?:be )?(?:on|in) (?:a |the )?(?:GPU|CPU|cuda|CUDA|device)\b|"
+        r"same (?:\w+, ){1,3}(?:and )?device\b|same backend|不同(?:的)?设备|"
         r"同一(?:个)?设备|设备不(?:一致|匹配|同)|device_map='?auto'?[^\n]{0,80}?distributed)",
+        # last, for wordings nothing above reads: a thing of one device tied to another device ("a cpu tensor from a
+        # generator of type cuda", "weights on GPU 0 for inputs on CPU", "a CUDA tensor into a CPU buffer")
+        r"\b(?P<want>" + DW + r")(?![\w-]) (?:\w+ ){0,2}?" + THING + r"\b" + _CUT
+        + r"{0,60}?\b(?:from|to|with|for|than|onto|into|of type|on|at)\b" + _CUT + r"{0,40}?\b(?P<found>" + DW
+        + r")(?![\w-])",
+        # Chinese: two things each said to be on a device, "模型在GPU上，数据在CPU上", "张量位于 cuda:0，而权重位于 cpu"
+        r"(?:在|位于|放在|处于) ?(?P<want>" + DW_ZH + r") ?上?" + _CUT + r"{0,30}?(?:在|位于|放在|处于) ?"
+        r"(?P<found>" + DW_ZH + r")",
     ),
     device_fields=("want", "found"),
     routes=(
+        Route({"relation": "^same$", "_text": NOT_ON}, "01-devices", False,
+              ("batch_not_moved", "model_not_moved", "meta_weights"), ("07-checkpoints", "09-debugging")),
         Route({"relation": "^same$"}, None, False, (), (), False, "two_devices_same"),
         Route({"relation": "^index$"}, "06-multigpu", False, ("multi_gpu_mix",), ("01-devices", "09-debugging")),
         Route({"types": "meta"}, "07-checkpoints", False, ("meta_weights",), ("09-debugging",)),
@@ -856,7 +875,8 @@ TWO_DEVICES = ErrorKind(
               ("01-devices", "09-debugging")),
         Route({"_text": r"Backward\d* returned an invalid gradient|cudagraphs? due to"}, "05-inside", False,
               ("tensor_made_inside",), ("01-devices", "09-debugging")),
-        Route({"_text": EMBEDDING + r"|index_select|edge_index|\bind(?:ex|ices)\b|token"}, "03-embedding", False,
+        Route({"_text": GRAPH}, "04-batches", False, ("batch_not_moved",), ("01-devices", "09-debugging")),
+        Route({"_text": EMBEDDING + r"|index_select|\bind(?:ex|ices)\b|token"}, "03-embedding", False,
               ("ids_not_moved", "table_not_moved"), ("05-inside", "09-debugging")),
         Route({"_text": r"\b(?:LSTM|GRU|RNN)\b|[Hh]idden state|\bhx\b|\bh0\b"}, "05-inside", False,
               ("hidden_state",), ("01-devices", "09-debugging")),
@@ -897,15 +917,19 @@ AMP_FAILURE = ErrorKind(
     patterns=(
         r"(?P<_amp>GradScaler|[Aa]ttempting to unscale FP16 gradients|unscale_\(\)|No inf checks were recorded|"
         r"\bautocast\b|torch\.(?:cuda\.)?amp\b|loss scal(?:e|er|ing)|expected scalar type (?:Half|BFloat16)|"
-        r"c10::(?:Half|BFloat16)|at::Half|HalfTensor|\bfp16\b|\bbf16\b|float16|bfloat16|混合精度|半精度)",
+        r"c10::(?:Half|BFloat16)|at::Half|HalfTensor|\bfp16\b|\bbf16\b|float16|bfloat16|混合精度|半精度|"
+        # a half-precision kernel missing on the CPU: "addmm_impl_cpu_" not implemented for 'Half'
+        r"not implemented for '(?:Half|BFloat16|ComplexHalf)')",
     ),
     example="ValueError: Attempting to unscale FP16 gradients.",
     reading={
         "en": "This is not a device error: it is how mixed precision fails (half precision, autocast or the "
-        "gradient scaler). Chapter 08 covers it: keep the model and data in float32, let autocast choose each "
+        "gradient scaler, or a half-precision model run on the CPU, which has no float16 kernel for many "
+        "operations). Chapter 08 covers it: keep the model and data in float32, let autocast choose each "
         "operation's precision, and let the scaler unscale the gradients before anything reads them.",
         "zh": "这不是设备错误，而是混合精度出了问题（半精度、autocast 或梯度缩放器）。第 08 章讲的就是这个："
-        "模型和数据保持 float32，让 autocast 为每个运算选择精度，在读取梯度之前先让梯度缩放器把它们还原。",
+        "模型和数据保持 float32，让 autocast 为每个运算选择精度，在读取梯度之前先让梯度缩放器把它们还原。"
+        "半精度模型在 CPU 上运行也会这样失败：CPU 上的很多运算没有 float16 内核，请改用 float32 或在 GPU 上运行。",
     },
 )
 
@@ -1040,6 +1064,9 @@ NO_CUDA = _declined(
         r"too old",
         r"torch\.cuda\.is_available\(\) is False|Cannot access accelerator device when none is available",
         r"no CUDA-capable device is detected",
+        # libraries' own words for a GPU that is not there (ultralytics, yolov5), and a driver older than the runtime
+        r"[Ii]nvalid CUDA '[^']{0,40}' requested",
+        r"CUDA driver version is insufficient",
     ),
     "Torch not compiled with CUDA enabled",
     "Not a placement mix-up: this machine (or this torch build) has no usable CUDA device. Pick the device from "

@@ -442,7 +442,9 @@ def claims_table(chapter: str, lang: str, claims_dir: Path | None = None,
                 where, status = words["cpu"], words["not_applicable"]
             said = claim["claim_zh"] if lang == "zh" and claim["claim_zh"] else claim["claim"]
             cells = (_inline_code(html.escape(str(said))), html.escape(where), html.escape(status))
-            rows.append("<tr>" + "".join(f"<td>{cell}</td>" for cell in cells) + "</tr>")
+            # data-label: on a phone the rows are stacked and each cell is preceded by its column's name
+            rows.append("<tr>" + "".join(f'<td data-label="{html.escape(label)}">{cell}</td>'
+                                         for label, cell in zip(words["head"], cells)) + "</tr>")
     files = ", ".join(f"tests/claims/{p.name}" for p in paths)
     one, many = words["claim"]
     summary = words["summary"].format(

@@ -128,32 +128,58 @@ def test_the_labs_setup_cell_follows_the_address(monkeypatch):
     assert 'HELPER = \\"git+https://github.com/someone/fork\\"' in lab
 
 
+def test_the_labs_setup_cell_falls_back_on_the_wheel_of_the_sites_address(monkeypatch):
+    monkeypatch.setenv("DEVICELAB_SITE_URL", "https://someone.github.io/fork")
+    source = next(build_notebooks.SOURCES.glob("*.md"))
+    lab = next(text for path, text in build_notebooks.build(source).items() if "labs" in path.parts)
+    assert 'HELPER_INDEX = \\"https://someone.github.io/fork/simple/\\"' in lab
+
+
+def test_the_committed_labs_fall_back_on_the_default_sites_wheel(no_address_variables):
+    found = hooks.labs_helper_addresses(pattern=hooks._HELPER_INDEX)
+    assert len(found) == len(hooks.labs_helper_addresses())
+    assert set(found.values()) == {build_notebooks.helper_index_url().rstrip("/")}
+    assert hooks.address_notices(build_notebooks.repo_url(), build_notebooks._address("site_url"),
+                                 environ={"DEVICELAB_SITE_URL": "x"}) == []
+
+
+def test_the_build_says_when_the_labs_fall_back_on_another_sites_wheel():
+    [notice] = hooks.address_notices("https://github.com/o/c", "https://o.github.io/c/",
+                                      environ={"DEVICELAB_SITE_URL": "https://o.github.io/c/"},
+                                     helpers={}, indexes={"labs/en/01.ipynb": "https://elsewhere.example/simple"})
+    assert "https://elsewhere.example/simple" in notice and "DEVICELAB_SITE_URL=https://o.github.io/c/" in notice
+
+
 def test_the_committed_labs_install_the_helper_from_the_default_address(no_address_variables):
     found = hooks.labs_helper_addresses()
     assert found and set(found.values()) == {build_notebooks.repo_url()}
 
 
 def test_the_build_warns_while_the_default_address_is_in_use():
-    [notice] = hooks.address_notices("https://github.com/o/c", "https://o.github.io/c/", environ={}, helpers={})
+    [notice] = hooks.address_notices("https://github.com/o/c", "https://o.github.io/c/", environ={}, helpers={},
+                                      indexes={})
     assert notice.startswith("PLACEHOLDER ADDRESSES") and "DEVICELAB_REPO_URL" in notice
 
 
 def test_the_build_is_quiet_with_real_addresses():
     environ = {"DEVICELAB_REPO_URL": "https://github.com/o/c", "DEVICELAB_SITE_URL": "https://o.github.io/c/"}
     helpers = {"labs/en/01-devices.ipynb": "https://github.com/o/c"}
-    assert hooks.address_notices("https://github.com/o/c/", "https://o.github.io/c/", environ, helpers) == []
+    notices = hooks.address_notices("https://github.com/o/c/", "https://o.github.io/c/", environ, helpers, indexes={})
+    assert notices == []
 
 
 def test_the_build_says_when_the_labs_install_the_helper_from_elsewhere():
     environ = {"DEVICELAB_REPO_URL": "https://github.com/o/fork"}
     helpers = {"labs/en/01-devices.ipynb": "https://github.com/o/c"}
-    [notice] = hooks.address_notices("https://github.com/o/fork", "https://o.github.io/fork/", environ, helpers)
+    [notice] = hooks.address_notices("https://github.com/o/fork", "https://o.github.io/fork/", environ, helpers,
+                                      indexes={})
     assert "make notebooks" in notice and "https://github.com/o/c" in notice
 
 
 def test_the_warning_is_printed_not_logged_so_a_strict_build_still_passes(no_address_variables, capsys, caplog):
     hooks._told.clear()
-    config = {"repo_url": build_notebooks.repo_url(), "site_url": "https://o.github.io/c/"}
+    # the default addresses, which the committed labs use: the one warning is the placeholders'
+    config = {"repo_url": build_notebooks.repo_url(), "site_url": build_notebooks._address("site_url")}
     with caplog.at_level(logging.DEBUG):
         hooks.on_config(config)
         hooks.on_config(config)  # once per language: said once

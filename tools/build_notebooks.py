@@ -44,7 +44,19 @@ STUDENT_LINE = re.compile(r"^(\s*)#> ?(.*)$")
 
 
 # mkdocs.yml's `repo_url: !ENV [VARIABLE, "default address"]`: the variable overrides the default.
-_REPO_URL = re.compile(r"""^repo_url:\s*!ENV\s*\[\s*(\w+)\s*,\s*["']?([^"'\]\s]+)["']?\s*\]""")
+_ADDRESS = re.compile(r"""^(\w+):\s*!ENV\s*\[\s*(\w+)\s*,\s*["']?([^"'\]\s]+)["']?\s*\]""")
+
+
+def _address(key: str) -> str:
+    """An address of mkdocs.yml (repo_url, site_url), as the site build reads it: its variable, else its default."""
+    for line in (ROOT / "mkdocs.yml").read_text(encoding="utf-8").splitlines():
+        if line.startswith(f"{key}:"):
+            found = _ADDRESS.match(line)
+            if found is None:  # a plain address
+                return line.split(":", 1)[1].split(" #", 1)[0].strip().strip("\"'")
+            _, variable, default = found.groups()
+            return os.environ.get(variable) or default
+    raise SystemExit(f"mkdocs.yml has no {key}")
 
 
 def repo_url() -> str:
@@ -53,25 +65,36 @@ def repo_url() -> str:
     That line names an environment variable (DEVICELAB_REPO_URL) and a default address: a fork sets the
     variable when it runs `make notebooks`, and the labs' setup cell installs the helper from the fork.
     """
-    for line in (ROOT / "mkdocs.yml").read_text(encoding="utf-8").splitlines():
-        if line.startswith("repo_url:"):
-            found = _REPO_URL.match(line)
-            if found is None:  # a plain address
-                return line.split(":", 1)[1].split(" #", 1)[0].strip().strip("\"'").rstrip("/")
-            variable, default = found.groups()
-            return (os.environ.get(variable) or default).rstrip("/")
-    raise SystemExit("mkdocs.yml has no repo_url")
+    return _address("repo_url").rstrip("/")
+
+
+# Where the site keeps the helper as a wheel, in a pip index (tools/helper_wheel.py writes it at every build).
+WHEEL_INDEX = "simple/"
+
+
+def helper_index_url() -> str:
+    """The pip index on the course's site that holds the helper's wheel (mkdocs.yml's site_url + simple/).
+
+    The labs' setup cell installs the helper from there when github.com does not answer; a fork sets
+    DEVICELAB_SITE_URL when it runs `make notebooks`, as for DEVICELAB_REPO_URL.
+    """
+    return _address("site_url").rstrip("/") + "/" + WHEEL_INDEX
 
 
 SETUP = '''\
 LANG = "{lang}"  # {c_lang}
 LAB = "{lab}"
 HELPER = "git+{repo}"  # {c_helper}
+# {c_index}
+HELPER_INDEX = "{index}"
 
 import importlib.util
+import os
+import socket
 import subprocess
 import sys
 from pathlib import Path
+from urllib.parse import urlsplit
 
 if importlib.util.find_spec("devicelab") is None:
     here = Path.cwd().resolve()
@@ -80,27 +103,49 @@ if importlib.util.find_spec("devicelab") is None:
         sys.path.insert(0, str(clone))
     else:
         # {c_nodeps}
+        pip = [sys.executable, "-m", "pip", "install", "-q", "--no-color", "--no-deps"]
+        # {c_git}
+        git = {{**os.environ, "GIT_HTTP_LOW_SPEED_LIMIT": "1000", "GIT_HTTP_LOW_SPEED_TIME": "30"}}
+        sources = [(HELPER, [HELPER], git), (HELPER_INDEX, ["--index-url", HELPER_INDEX, "devicelab"], None)]
+        failed = []
+        for source, wanted, env in sources:  # {c_site}
+            address = urlsplit(source.removeprefix("git+"))
+            try:  # {c_answers}
+                socket.create_connection((address.hostname, address.port or 443), timeout=10).close()
+            except OSError as error:
+                said = f"ERROR: {{address.hostname}} does not answer ({{error}})"
+                done = subprocess.CompletedProcess(pip, 1, "", said)
+            else:
+                done = subprocess.run([*pip, *wanted], capture_output=True, text=True, env=env)
+            if done.returncode == 0:
+                break
+            failed.append(done)
+        if failed and done.returncode == 0:
+            print({{"en": "The helper could not be installed from GitHub: it was installed from the course's site.",
+                   "zh": "无法从 GitHub 安装课程辅助包，已改从课程网站安装。"}}[LANG])
         on_colab = "google.colab" in sys.modules
-        wanted = [HELPER] + (["timm"] if on_colab and importlib.util.find_spec("timm") is None else [])
-        done = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-color", "--no-deps", *wanted],
-                              capture_output=True, text=True)
+        if done.returncode == 0 and on_colab and importlib.util.find_spec("timm") is None:
+            done = subprocess.run([*pip, "timm"], capture_output=True, text=True)
+            failed = [done] if done.returncode != 0 else []
         if done.returncode != 0:
             # {c_pip}
-            said = [line.strip() for line in (done.stderr + done.stdout).splitlines() if line.strip()]
+            said = [line.strip() for run in failed for line in (run.stderr + run.stdout).splitlines() if line.strip()]
             own = list(dict.fromkeys(line for line in said if line.startswith(("×", "fatal:", "remote:", "ERROR:"))))
-            cause = "\\n".join("  " + line for line in (own or said)[-6:])
+            cause = "\\n".join("  " + line for line in (own or said)[-8:])
             command = f"pip install --no-deps {{HELPER}}"
+            from_site = f"pip install --no-deps --index-url {{HELPER_INDEX}} devicelab"
             raise RuntimeError({{
                 "en": "The course helper could not be installed, so this lab stops here: its reproduce, check, "
                       "hint and proof cells all need it.\\nWhy (what pip reported):\\n" + cause + "\\n"
                       + ("What to do: connect the runtime to the internet, then run this cell again."
-                         if on_colab else f"What to do: run `{{command}}` in this environment, or open this "
-                         "notebook inside a clone of the course; then run this cell again."),
+                         if on_colab else f"What to do: run `{{command}}` in this environment (or, from the "
+                         f"course's site, `{{from_site}}`), or open this notebook inside a clone of the course; "
+                         "then run this cell again."),
                 "zh": "无法安装课程辅助包，本实验只能停在这里：复现、检查、提示和验证单元都离不开它。\\n"
                       "原因（pip 报告的错误）：\\n" + cause + "\\n"
                       + ("怎么办：让运行时连上网络，然后重新运行本单元。"
-                         if on_colab else f"怎么办：在当前环境里运行 `{{command}}`，"
-                         "或者在课程仓库的克隆里打开本笔记本；然后重新运行本单元。"),
+                         if on_colab else f"怎么办：在当前环境里运行 `{{command}}`（或者从课程网站安装："
+                         f"`{{from_site}}`），或者在课程仓库的克隆里打开本笔记本；然后重新运行本单元。"),
             }}[LANG]) from None
 
 from devicelab import ____, start_lab
@@ -211,6 +256,10 @@ SETUP_COMMENTS = {
         "c_clone": "a clone of the course: use its helper as it is",
         "c_nodeps": "--no-deps: install only the helper (on Colab also timm if missing); never touch torch.",
         "c_pip": "pip wraps git's own error in boilerplate: keep its lines that say what went wrong.",
+        "c_index": "the same helper, as a wheel on the course's site: for when github.com does not answer",
+        "c_answers": "does the host answer at all? (from some networks github.com does not)",
+        "c_git": "git gives up on a transfer that stalls below 1 KB/s for 30 s, instead of hanging",
+        "c_site": "from the repository; when it does not answer or the install fails, from the course's site",
     },
     "zh": {
         "c_lang": '本笔记本的语言（"en" 或 "zh"）',
@@ -218,6 +267,10 @@ SETUP_COMMENTS = {
         "c_clone": "在课程仓库的克隆里：直接使用其中的辅助包",
         "c_nodeps": "--no-deps：只安装辅助包（在 Colab 上缺少 timm 时也装上 timm），绝不改动已有的 torch。",
         "c_pip": "pip 会把 git 自己的报错包在一堆套话里：只保留说明出了什么问题的那几行。",
+        "c_index": "课程网站上的同一个辅助包（wheel 格式）：github.com 连不上时从这里安装",
+        "c_answers": "主机能连上吗？（在有些网络里 github.com 连不上）",
+        "c_git": "传输速度低于 1 KB/s 持续 30 秒时，git 放弃下载，而不是一直卡住",
+        "c_site": "先从仓库安装；仓库连不上或安装失败时，改从课程网站安装",
     },
 }
 
@@ -345,7 +398,8 @@ def build(source: Path) -> dict[Path, str]:
                 if kind == "code" and lang == "zh" and index + 1 < len(parsed) and parsed[index + 1][0] == "code zh":
                     body = parsed[index + 1][1]
                 if kind == "setup":
-                    body = SETUP.format(lang=lang, lab=lab, repo=repo_url(), **SETUP_COMMENTS[lang])
+                    body = SETUP.format(lang=lang, lab=lab, repo=repo_url(), index=helper_index_url(),
+                                         **SETUP_COMMENTS[lang])
                 solution, student = split_solution(body, source)
                 cells.append(code_cell(solution if version == "solutions" else student, index))
             text = json.dumps(notebook(cells), indent=1, ensure_ascii=False) + "\n"

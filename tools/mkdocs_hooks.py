@@ -23,6 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # tools/execute_soluti
 import execute_solutions  # noqa: E402
 import facts  # noqa: E402  (tools/facts.py: the shared facts' markers)
 import gpu_stamps  # noqa: E402
+import helper_wheel  # noqa: E402  (tools/helper_wheel.py: where the site keeps the helper's wheel)
 
 from devicelab import captures  # noqa: E402
 
@@ -56,6 +57,10 @@ ACTION_TEXT = {
         "solution": "Solution",
         "ran_on": "The outputs below are those of a real run of this notebook: ran on {where}, torch {torch}, {date}.",
         "cpu": "CPU",
+        "elsewhere": "No Colab? Download the notebook and run it in any Jupyter with CUDA (a lab server, a cloud GPU "
+                     "notebook), on Apple silicon or on the CPU: its first cell installs the course helper from "
+                     "GitHub or, when github.com does not answer, from this site "
+                     "(`pip install --no-deps --index-url {index} devicelab`).",
     },
     "zh": {
         "colab": "在 Colab 中打开",
@@ -67,8 +72,16 @@ ACTION_TEXT = {
         "solution": "参考答案",
         "ran_on": "下面的输出来自这个笔记本的一次真实运行：运行于 {where}，torch {torch}，{date}。",
         "cpu": "CPU",
+        "elsewhere": "不用 Colab 也行：下载笔记本，在任何带 CUDA 的 Jupyter 里运行（实验室的服务器、"
+                     "云上的 GPU 笔记本都可以），Apple 芯片或 CPU 上也能运行。第一个单元从 GitHub 安装课程辅助包，"
+                     "github.com 连不上时改从本站安装（`pip install --no-deps --index-url {index} devicelab`）。",
     },
 }
+
+
+def helper_index_url(config) -> str:
+    """The pip index of the helper's wheel on this site (tools/helper_wheel.py), as the labs' setup cell names it."""
+    return (config.get("site_url") or "/").rstrip("/") + "/" + helper_wheel.INDEX + "/"
 
 
 def _notebook_parts(page) -> tuple[str, str, str] | None:
@@ -106,6 +119,7 @@ def on_page_content(html_text: str, page, config, files) -> str:
     colab = f"https://colab.research.google.com/github/{repo}/blob/main/{version}/{lang}/{lab}.ipynb"
     other = "solutions" if version == "labs" else "labs"
     stamp = verification_line(lab, lang)
+    index = helper_index_url(config)
     ran = _SHOWN.get(page.file.src_uri)
     bar = (
         '<div class="lab-actions">'
@@ -113,6 +127,7 @@ def on_page_content(html_text: str, page, config, files) -> str:
         f'<a class="md-button" href="{lab}.ipynb" download>{words["download"]}</a>'
         f'<a class="md-button" href="../../{other}/{lab}/">{words["lab" if other == "labs" else "solution"]}</a>'
         f'<span class="lab-verified">{_inline_code(html.escape(stamp))}</span>'
+        f'<span class="lab-elsewhere">{_inline_code(html.escape(words["elsewhere"].format(index=index)))}</span>'
         + (ran_on_line(ran, lang) if ran else "")
         + "</div>"
     ) + gpu_stamps.captured_wording(lab, lang)
@@ -442,7 +457,9 @@ def claims_table(chapter: str, lang: str, claims_dir: Path | None = None,
                 where, status = words["cpu"], words["not_applicable"]
             said = claim["claim_zh"] if lang == "zh" and claim["claim_zh"] else claim["claim"]
             cells = (_inline_code(html.escape(str(said))), html.escape(where), html.escape(status))
-            rows.append("<tr>" + "".join(f"<td>{cell}</td>" for cell in cells) + "</tr>")
+            # data-label: on a phone the rows are stacked and each cell is preceded by its column's name
+            rows.append("<tr>" + "".join(f'<td data-label="{html.escape(label)}">{cell}</td>'
+                                         for label, cell in zip(words["head"], cells)) + "</tr>")
     files = ", ".join(f"tests/claims/{p.name}" for p in paths)
     one, many = words["claim"]
     summary = words["summary"].format(
@@ -481,26 +498,28 @@ def on_page_markdown(markdown: str, page, config, files) -> str:
 ADDRESS_VARIABLES = ("DEVICELAB_REPO_URL", "DEVICELAB_SITE_URL")  # mkdocs.yml: repo_url, site_url
 LABS_DIR = Path(__file__).resolve().parent.parent / "labs"
 _HELPER = re.compile(r'^HELPER = "git\+([^"]+)"', re.M)
+_HELPER_INDEX = re.compile(r'^HELPER_INDEX = "([^"]+)"', re.M)  # the wheel on the site, when github.com is out of reach
 _told: set[str] = set()
 
 
-def labs_helper_addresses(labs_dir: Path = LABS_DIR) -> dict[str, str]:
-    """Where each committed lab's setup cell installs the helper from, by notebook path."""
+def labs_helper_addresses(labs_dir: Path = LABS_DIR, pattern: re.Pattern = _HELPER) -> dict[str, str]:
+    """Where each committed lab's setup cell installs the helper from, by notebook path (HELPER, or another line)."""
     found = {}
     for notebook in sorted(labs_dir.glob("*/*.ipynb")):
         cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
         source = "".join(next((c["source"] for c in cells if c["cell_type"] == "code"), []))
-        helper = _HELPER.search(source)
+        helper = pattern.search(source)
         if helper:
             found[notebook.relative_to(labs_dir.parent).as_posix()] = helper.group(1).rstrip("/")
     return found
 
 
 def address_notices(repo_url: str, site_url: str, environ: dict[str, str] | None = None,
-                    helpers: dict[str, str] | None = None) -> list[str]:
+                    helpers: dict[str, str] | None = None, indexes: dict[str, str] | None = None) -> list[str]:
     """What the build log must say about the addresses the site is built with; empty when there is nothing to say."""
     environ = os.environ if environ is None else environ
     helpers = labs_helper_addresses() if helpers is None else helpers
+    indexes = labs_helper_addresses(pattern=_HELPER_INDEX) if indexes is None else indexes
     repo = (repo_url or "").rstrip("/")
     notices = []
     if not any(environ.get(name) for name in ADDRESS_VARIABLES):
@@ -514,6 +533,13 @@ def address_notices(repo_url: str, site_url: str, environ: dict[str, str] | None
         notices.append(
             f"The labs' setup cell installs the helper from {', '.join(stale)}, not from {repo}: run "
             f"`DEVICELAB_REPO_URL={repo} make notebooks` and commit the notebooks."
+        )
+    index = helper_index_url({"site_url": site_url}).rstrip("/")
+    stale = sorted({address for address in indexes.values() if address != index})
+    if stale:
+        notices.append(
+            f"The labs' setup cell falls back on the helper's wheel at {', '.join(stale)}, not at {index}/ (this "
+            f"site's): run `DEVICELAB_SITE_URL={site_url} make notebooks` and commit the notebooks."
         )
     return notices
 

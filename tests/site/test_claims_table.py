@@ -3,6 +3,7 @@
 import html
 import importlib.util
 import re
+import shutil
 import textwrap
 from pathlib import Path
 from types import SimpleNamespace
@@ -84,7 +85,7 @@ def claims_dir(tmp_path) -> Path:
 def rows(table: str) -> list[list[str]]:
     """The table's body as text cells."""
     body = table.split("<tbody>", 1)[1]
-    return [[html.unescape(re.sub(r"<[^>]+>", "", cell)) for cell in re.findall(r"<td>(.*?)</td>", row)]
+    return [[html.unescape(re.sub(r"<[^>]+>", "", cell)) for cell in re.findall(r"<td[^>]*>(.*?)</td>", row)]
             for row in re.findall(r"<tr>(.*?)</tr>", body)]
 
 
@@ -227,3 +228,52 @@ def test_every_claim_of_every_chapter_is_said_in_both_languages(path):
     assert claims, f"{path.name} has no tests"
     missing = [c["test"] for c in claims if not c["claim_zh"] or c["claim"] == hooks.readable(str(c["test"]))]
     assert not missing, f"claims without an English docstring line or a `zh:` line: {missing}"
+
+
+def test_each_cell_names_its_column_for_the_stacked_phone_layout(claims_dir):
+    for lang in ("en", "zh"):
+        table = hooks.claims_table("09", lang, claims_dir, records=[])
+        labels = re.findall(r'<td data-label="([^"]*)">', table)
+        assert labels and labels == list(hooks.CLAIMS_TEXT[lang]["head"]) * (len(labels) // 3), labels
+
+
+# Runs in the page: where the "On a GPU" column is, and whether a reader can see it without scrolling sideways.
+GPU_COLUMN = """() => {
+  const table = document.querySelector(".claims-table table")
+  const box = table.closest(".md-typeset__scrollwrap") || table.parentElement
+  const header = table.querySelector("thead th:nth-child(3)")
+  const cells = [...table.querySelectorAll("tbody td:nth-child(3)")]
+  const seen = el => {
+    const r = el.getBoundingClientRect(); return r.width > 1 && r.left >= 0 && r.right <= innerWidth }
+  const label = cell => getComputedStyle(cell, "::before").content
+  return {
+    header: header.textContent, headerSeen: seen(header),
+    cellsSeen: cells.filter(seen).length, cells: cells.length,
+    labels: [...new Set(cells.map(label))],
+    hidden: box.scrollWidth - box.clientWidth,
+    sideways: document.documentElement.scrollWidth - document.documentElement.clientWidth,
+  }
+}"""
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("width", [390, 1280])
+@pytest.mark.parametrize(("lang", "prefix"), [("en", ""), ("zh", "zh/")])
+def test_the_on_a_gpu_column_is_in_sight_on_a_phone_and_on_a_desktop(browser, base_url, lang, prefix, width):
+    if shutil.which("chromium") is None and shutil.which("chromium-browser") is None:
+        pytest.skip("Debian's chromium is not installed")
+    context = browser.new_context(viewport={"width": width, "height": 844}, is_mobile=width < 600)
+    page = context.new_page()
+    try:
+        page.goto(f"{base_url}/{prefix}01-devices/")
+        found = page.evaluate(GPU_COLUMN)
+    finally:
+        context.close()
+    name = hooks.CLAIMS_TEXT[lang]["head"][2]
+    assert found["header"] == name
+    assert found["hidden"] <= 0 and found["sideways"] <= 0, f"the table hides {found['hidden']} px sideways"
+    assert found["cellsSeen"] == found["cells"] > 0, found
+    if width < 600:  # stacked: the header row is for screen readers; every GPU cell says which column it is
+        assert found["labels"] == [f'"{name}{"：" if lang == "zh" else ": "}"'], found["labels"]
+    else:
+        assert found["headerSeen"] and found["labels"] == ["none"], found

@@ -343,3 +343,48 @@ def test_every_plot_says_what_it_shows_in_the_pages_language(site):
             if address.startswith("/zh/"):
                 assert re.search(r"[\u4e00-\u9fff]", alt), (address, alt)
     assert seen >= 18, seen  # every solution draws its proof
+
+
+# Runs in the page: the characters of each wrapped error block (a `text` block) that lie under its copy button.
+UNDER_THE_COPY_BUTTON = r"""() => {
+  const found = []
+  for (const block of document.querySelectorAll(".md-content .language-text.highlight")) {
+    const nav = block.querySelector(".md-code__nav, .md-clipboard"), code = block.querySelector("pre > code")
+    if (!nav || !code) continue
+    const b = nav.getBoundingClientRect()
+    if (b.width === 0) continue  // a tab not shown
+    const walker = document.createTreeWalker(code, NodeFilter.SHOW_TEXT), range = document.createRange()
+    let under = "", node
+    while ((node = walker.nextNode()))
+      for (let i = 0; i < node.textContent.length; i++) {
+        if (/\s/.test(node.textContent[i])) continue
+        range.setStart(node, i); range.setEnd(node, i + 1)
+        const r = range.getClientRects()[0]
+        if (r && r.right > b.left && r.left < b.right && r.bottom > b.top && r.top < b.bottom)
+          under += node.textContent[i]
+      }
+    found.push({text: code.textContent.slice(0, 50), under})
+  }
+  return found
+}"""
+
+
+@pytest.mark.parametrize("width", [390, 1280])
+@pytest.mark.parametrize("lang", FOLDERS)
+@pytest.mark.parametrize("_", [pytest.param(None, marks=browser_only)])
+def test_the_copy_button_covers_no_text_of_a_wrapped_error_message(browser, base_url, lang, width, _):
+    context = browser.new_context(viewport={"width": width, "height": 900}, is_mobile=width < 600)
+    page = context.new_page()
+    covered, blocks = [], 0
+    try:
+        for chapter in CHAPTERS:
+            page.goto(f"{base_url}/{FOLDERS[lang]}{chapter}/")
+            page.wait_for_selector(".md-code__nav, .md-clipboard", state="attached")
+            for block in page.evaluate(UNDER_THE_COPY_BUTTON):
+                blocks += 1
+                if block["under"]:
+                    covered.append(f"{chapter}: {block['under']!r} of {block['text']!r}")
+    finally:
+        context.close()
+    assert blocks >= len(CHAPTERS), f"only {blocks} error blocks with a copy button"
+    assert not covered, f"at {width} px the copy button covers: " + "; ".join(covered)

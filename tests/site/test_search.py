@@ -7,6 +7,7 @@ Material's search box sends; only the typing is left out, which tests/site/test_
 
 import json
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -55,6 +56,26 @@ RUN_QUERIES = """async (queries) => {
 }"""
 
 
+# English error messages as readers paste them, on the Chinese pages too (which quote them in English):
+# the Chinese search must list first the chapter that the English search lists first (it ranked chapter 02
+# first for the first one, whose Chinese title holds "... should be the same", and the English site 01).
+PASTED_ENGLISH = [
+    "Expected all tensors to be on the same device",
+    "Expected all tensors to be on the same device, but found at least two devices, cpu and cuda:0!",
+    "Expected all tensors to be on the same device, but got weight is on cpu, different from other tensors on cuda:0",
+    "module must have its parameters and buffers on device cuda:0 (device_ids[0]) but found one of them on device: cpu",
+    "Input and hidden tensors are not at the same device, found input tensor at cuda:0 and hidden tensor at cpu",
+    "expected self and mask to be on the same device",
+    "Input type (torch.cuda.FloatTensor) and weight type (torch.FloatTensor) should be the same",
+    "Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is False",
+    "Input, output and indices must be on the current device",
+]
+# and every English message of the corpus (pasted whole, in part, or in an older wording), on both sites
+PASTED_ENGLISH += [item["q"] for lang in ("en", "zh") for item in CORPUS[lang]
+                   if item["kind"] in ("message", "old", "part") and item["q"].isascii()]
+PASTED_ENGLISH = list(dict.fromkeys(PASTED_ENGLISH))
+
+
 def wanted(item: dict, lang: str) -> list[str]:
     """The locations of the chapter pages a query must find, in the reader's language."""
     chapters = item["chapter"] if isinstance(item["chapter"], list) else [item["chapter"]]
@@ -71,6 +92,7 @@ def results(browser, base_url) -> dict[str, dict[str, list[str]]]:
         page.goto(f"{base_url}{start}")
         queries = [item["q"] for item in CORPUS[lang]] + ["Expected all tensors"]
         queries += [query for named_lang, query, _, _ in NAMED if named_lang == lang and query not in queries]
+        queries += [query for query in PASTED_ENGLISH if query not in queries]
         answers = page.evaluate(RUN_QUERIES, queries)
         context.close()
         found[lang] = dict(zip(queries, answers))
@@ -168,6 +190,22 @@ def test_the_queries_the_issue_names_find_their_chapter_in_their_language(result
     assert f"{PREFIX[lang]}{chapter}/" in results[lang][query][:top], results[lang][query]
 
 
+@pytest.mark.parametrize("query", PASTED_ENGLISH[:9])
+def test_a_pasted_english_message_ranks_first_on_the_chinese_pages_what_it_ranks_first_on_the_english(
+        results, query):
+    english = results["en"][query]
+    assert english and not english[0].startswith("zh/"), english
+    assert results["zh"][query][:1] == [f"zh/{english[0]}"], (results["zh"][query][:3], english[:3])
+
+
+def test_every_english_message_of_the_corpus_ranks_first_the_same_chapter_on_both_sites(results):
+    differ = [f"{query!r}: en {results['en'][query][:2]}, zh {results['zh'][query][:2]}"
+              for query in PASTED_ENGLISH
+              if [f"zh/{page}" for page in results["en"][query][:1]] != results["zh"][query][:1]]
+    print(f"\n{len(PASTED_ENGLISH) - len(differ)}/{len(PASTED_ENGLISH)} English messages rank the same chapter first")
+    assert not differ, "\n".join(differ)
+
+
 @pytest.mark.parametrize(
     ("start", "query", "other", "chapter"),
     [
@@ -186,7 +224,12 @@ def test_a_query_in_the_other_language_links_to_that_languages_results(browser, 
         page.press(".md-search__input", "End")  # typing Chinese fires no keyup
         link = page.locator(".md-search-result .course-search-other a")
         link.wait_for(timeout=10_000)
-        assert link.count() == 1 and link.get_attribute("lang") == other and link.is_visible()
+        assert link.count() == 1 and link.get_attribute("data-lang") == other and link.is_visible()
+        # in Chinese on both sites: it answers a Chinese query on the English pages, and speaks to the
+        # Chinese pages' reader there
+        text = link.inner_text()
+        assert link.get_attribute("lang") == "zh" and re.search(r"[\u4e00-\u9fff]{4}", text), text
+        assert text.startswith("在英文页面中搜索" if other == "en" else "在中文页面中搜索"), text
         href = link.evaluate("a => a.href")
         assert href.startswith(f"{base_url}/{'zh/' if other == 'zh' else ''}") and "?q=" in href, href
         page.goto(href)  # where the link leads (a click there races Material's re-rendering of the results)
@@ -215,5 +258,43 @@ def test_a_query_in_the_pages_own_language_shows_no_such_line(browser, base_url)
         page.press(".md-search__input", "End")
         page.wait_for_selector(".md-search-result__item", timeout=15_000)
         assert page.locator(".course-search-other").count() == 0
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("start", ["/", "/zh/"])
+@pytest.mark.parametrize(
+    ("query", "chapter"),
+    [
+        ("Expected all tensors to be on the same device", "01-devices"),
+        ("Input and hidden tensors are not at the same device, found input tensor at cuda:0 and hidden tensor at cpu",
+         "05-inside"),
+        ("module must have its parameters and buffers on device cuda:0 (device_ids[0]) but found one of them on "
+         "device: cpu", "09-debugging"),
+    ],
+)
+def test_a_message_pasted_into_the_search_box_lists_the_same_chapter_first_in_both_languages(
+        browser, base_url, start, query, chapter):
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    page = context.new_page()
+    try:
+        page.goto(f"{base_url}{start}")
+        page.locator('label.md-header__button[for="__search"]').click()  # the phone's search button
+        page.fill(".md-search__input", query)
+        want = f"{base_url}{start}{chapter}/"
+        first = ".md-search-result__item a"
+        # a query typed before the index is ready is not run again: press a key, as a reader would
+        for _ in range(8):
+            page.press(".md-search__input", "End")
+            try:
+                page.wait_for_function(
+                    "([selector, want]) => { const a = document.querySelector(selector);"
+                    " return a && a.href.split(/[?#]/)[0] === want }", arg=[first, want], timeout=2_500)
+                break
+            except Exception:  # noqa: BLE001 - playwright's TimeoutError: not ready yet, or another page first
+                pass
+        shown = page.locator(first).first.evaluate("a => a.href") if page.locator(first).count() else None
+        assert shown and re.split(r"[?#]", shown)[0] == want, f"{query!r} on {start}: first result {shown}, wanted {want}"
+        assert page.locator(".md-search-result__item").first.is_visible()
     finally:
         context.close()

@@ -3,7 +3,8 @@
  * types Chinese on the English pages (or English words on the Chinese pages) gets a link that runs the
  * same query on the other language's pages (Material opens its search with the query of `?q=`).
  * Each language searches only its own pages (workers/course-search.js), so without this line a Chinese
- * question on the English site finds nothing and says nothing more.
+ * question on the English site finds nothing and says nothing more. The line is in Chinese on both sites:
+ * on the English pages it answers a query typed in Chinese, on the Chinese pages it speaks to their reader.
  */
 (function () {
   "use strict"
@@ -11,7 +12,7 @@
   var HAN = /\p{sc=Han}/u
   var TEXT = {
     en: function (query) { return "在中文页面中搜索“" + query + "” →" },
-    zh: function (query) { return "Search the English pages for “" + query + "” →" },
+    zh: function (query) { return "在英文页面中搜索“" + query + "” →" },
   }
 
   /** The other language's code when the query is written in it, else null. */
@@ -48,7 +49,9 @@
     var target = new URL(alternate.getAttribute("href"), location.href)
     target.search = "?q=" + encodeURIComponent(query)
     link.href = target.href
-    link.lang = other  // no hreflang: Material would take it for its language switcher and drop the query
+    // no hreflang: Material would take it for its language switcher and drop the query
+    link.dataset.lang = other
+    link.lang = "zh"  // the language of its text
     link.textContent = TEXT[lang](query)
   }
 

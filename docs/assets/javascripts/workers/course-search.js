@@ -25,6 +25,14 @@
  *    word weighed by how few pages' profiles hold it. A short question ("which layer is on the
  *    CPU") has its words in a section of almost every chapter; its chapter is the one whose
  *    profile names it. Material's order is kept among pages with the same rank.
+ * 4. An English query on the Chinese pages (a pasted error message) lists them in the order the
+ *    English site lists their English twins. The Chinese pages quote the messages in English, but
+ *    their titles and headings are Chinese: ranked on their own, the few English words of a title
+ *    ("... should be the same" in chapter 02's) outweighed the chapter that explains the message.
+ *    This worker starts a second one, itself with the English site's parameters, asks it the same
+ *    query and orders its own results by the twins' places there (pages without a twin in its
+ *    answer keep their order, after the others). Without nested workers, or should it fail, the
+ *    results keep the order of 1-3.
  *
  * The hook in tools/mkdocs_hooks.py points every page at this file:
  *   course-search.js?worker=search.<hash>.min.js&prefix=zh/&others=zh/
@@ -180,20 +188,96 @@
     return best
   }
 
-  // Material answers with postMessage: order its result pages before they leave the worker.
+  // ---- 4. the English twin: a worker that searches the English pages, for English queries here
+  var LATIN_WORD = /[a-z]{2,}/i
+  var ANY_HAN = /\p{sc=Han}/u
+  var twin = null              // the English site's worker, started on the other languages' pages
+  var twinReplies = []         // resolvers of the questions asked to the twin, oldest first
+  var answers = []             // for each query handed to Material: a promise of the twin's order, or null
+  var sent = Promise.resolve() // replies leave in the order of the queries, each after its twin's answer
+
+  /** Whether a query is written in English: no Chinese character, two words or more. */
+  function englishQuery(query) {
+    return !ANY_HAN.test(query) && query.trim().split(/\s+/).filter(function (word) {
+      return LATIN_WORD.test(word)
+    }).length >= 2
+  }
+
+  function startTwin(setup) {
+    if (!prefix || typeof Worker === "undefined")
+      return
+    try {
+      var address = new URL(self.location.href)
+      address.searchParams.set("prefix", "")
+      twin = new Worker(address.href)
+    } catch (error) {
+      twin = null
+      return
+    }
+    twin.onmessage = function (event) {
+      if (event.data && event.data.type === 3 && twinReplies.length)
+        twinReplies.shift()(event.data.data.items.map(function (group) {
+          return group.length ? pageOf(group[0].location) : ""
+        }))
+    }
+    twin.onerror = function () {
+      twin = null
+      twinReplies.splice(0).forEach(function (resolve) { resolve(null) })
+    }
+    twin.postMessage(setup)
+  }
+
+  /** The English site's result pages for a query, best first (null if the twin cannot say within 3 s). */
+  function askTwin(query) {
+    if (twin === null || !englishQuery(query))
+      return null
+    return new Promise(function (resolve) {
+      twinReplies.push(resolve)
+      setTimeout(function () { resolve(null) }, 3000)
+      twin.postMessage({type: 2, data: query})
+    })
+  }
+
+  /** This language's result groups in the order the twin gave their English twins. */
+  function inTwinsOrder(items, order) {
+    var place = new Map()
+    order.forEach(function (page, number) { if (!place.has(page)) place.set(page, number) })
+    return items.map(function (group, number) {
+      var page = group.length ? pageOf(group[0].location) : ""
+      var twinPage = page.startsWith(prefix) ? page.slice(prefix.length) : page
+      return {group: group, place: place.has(twinPage) ? place.get(twinPage) : Infinity, number: number}
+    }).sort(function (a, b) {
+      return a.place - b.place || a.number - b.number
+    }).map(function (entry) { return entry.group })
+  }
+
+  // Material answers with postMessage: order its result pages before they leave the worker, each
+  // reply after the twin's answer to its query when it waits for one, and in the order of the queries.
   var postMessage = self.postMessage.bind(self)
   self.postMessage = function (message) {
+    var answer = null
     if (message && message.type === 3 && message.data && Array.isArray(message.data.items)) {
-      var scores = profileScores(lastWords)
-      var weight = profileWeight(lastWords)
-      var ranked = message.data.items.map(function (group, place) {
-        var page = group.length ? pageOf(group[0].location) : ""
-        return {group: group, rank: coverage(group) + weight * (scores.get(page) || 0), place: place}
-      })
-      ranked.sort(function (a, b) { return b.rank - a.rank || a.place - b.place })
-      message.data.items = ranked.map(function (entry) { return entry.group })
+      answer = answers.shift() || null
+      message.data.items = ranked(message.data.items)
     }
-    return postMessage(message)
+    sent = sent.then(function () { return answer }).then(function (order) {
+      if (order)
+        message.data.items = inTwinsOrder(message.data.items, order)
+      postMessage(message)
+    })
+    return undefined
+  }
+
+  /** Material's result groups ranked by coverage and profile (2. and 3. above), for the last query. */
+  function ranked(items) {
+    var scores = profileScores(lastWords)
+    var weight = profileWeight(lastWords)
+    return items.map(function (group, place) {
+      var page = group.length ? pageOf(group[0].location) : ""
+      return {group: group, rank: coverage(group) + weight * (scores.get(page) || 0), place: place}
+    }).sort(function (a, b) {
+      return b.rank - a.rank || a.place - b.place
+    }).map(function (entry) { return entry.group })
   }
 
   // Material registers its message listener while its script runs: keep it, to call it ourselves.
@@ -280,9 +364,12 @@
       buildProfiles(docs)
       documents = docs.length
       rarity = new Map()
+      startTwin(message)
       message = {type: 0, data: Object.assign({}, message.data, {docs: docs})}
       return materialListener({data: message})
     }
+    if (message && message.type === 2)
+      answers.push(typeof message.data === "string" ? askTwin(message.data) : null)
     if (message && message.type === 2 && typeof message.data === "string" && index !== null) {
       // QUERY: Material segments Chinese runs by looking words up in the index; give it none to
       // find, so that it keeps each of our words whole. Its search runs synchronously in the call.

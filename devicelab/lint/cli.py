@@ -13,8 +13,8 @@ from .rules import RULES
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Lint the paths given; print the findings; 1 when there are any (or a file cannot be parsed), 0 when none,
-    2 on a usage error."""
+    """Lint the paths given; print the findings; 1 when there are any (a file that cannot be read or parsed is one,
+    DL000), 0 when none, 2 on a usage error."""
     parser = argparse.ArgumentParser(prog="devicelab lint",
                                      description="Find the device mistakes of chapters 01-09 before the code runs.")
     parser.add_argument("paths", nargs="*", default=["."], help=".py files, .ipynb notebooks or folders (default: .)")
@@ -42,10 +42,7 @@ def main(argv: list[str] | None = None) -> int:
     if missing:
         print(f"no such file or folder: {', '.join(missing)}", file=sys.stderr)
         return 2
-    unread: list[str] = []
-    problems = [p for path in files for p in lint_file(path, config, unread=unread)]
-    for line in unread:
-        print(line, file=sys.stderr)
+    problems = [p for path in files for p in lint_file(path, config)]
 
     if args.fix or args.diff:
         from .fix import apply_fixes
@@ -64,7 +61,7 @@ def main(argv: list[str] | None = None) -> int:
     else:
         for problem in problems:
             print(problem.render(lang))
-    return 1 if problems or unread else 0
+    return 1 if problems else 0
 
 
 def github_annotation(finding: dict[str, object]) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import gc
 import io
 import json
 import os
@@ -10,6 +11,7 @@ import re
 import tokenize
 import warnings
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -234,10 +236,23 @@ def noqa_codes(line: str) -> set[str] | None:
     return set(re.split(r"[,\s]+", codes.upper().strip())) if codes else set()
 
 
+@contextmanager
+def _no_cycle_collection() -> Iterator[None]:
+    """The collector off while one file is read: a tree and its analysis make no cycles, and in a file of
+    megabytes the collector's passes over its millions of objects would cost more than the analysis."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 def parse(text: str) -> ast.Module:
     """The tree of Python source text: SyntaxError when it is not Python, Unreadable when it nests too deeply."""
     try:
-        with warnings.catch_warnings():
+        with warnings.catch_warnings(), _no_cycle_collection():
             warnings.simplefilter("ignore")  # an invalid escape and the like: Python's own warnings, not ours
             return ast.parse(text)
     except (RecursionError, MemoryError):
@@ -251,7 +266,8 @@ def analyse(text: str) -> list[Finding]:
     if "torch" not in text and "timm" not in text:
         return []  # every rule is about a name from torch (or a model from timm)
     try:
-        return Analysis(tree).run()
+        with _no_cycle_collection():
+            return Analysis(tree).run()
     except RecursionError:  # an expression nested deeper than the analysis follows
         raise Unreadable("nesting") from None
 

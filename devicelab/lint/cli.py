@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from ..messages import get_language
-from .core import Config, iter_files, lint_file, load_config
+from .core import Configs, config_from_toml, iter_files, lint_file
 from .rules import RULES
 
 
@@ -36,19 +36,23 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{rule.code} ({rule.chapter}){fixable}: {rule.message[lang]}")
         return 0
 
-    config = _config(args)
-    files = list(iter_files(args.paths, config))
     missing = [p for p in args.paths if not Path(p).exists()]
     if missing:
         print(f"no such file or folder: {', '.join(missing)}", file=sys.stderr)
         return 2
-    problems = [p for path in files for p in lint_file(path, config)]
+    try:
+        configs = _configs(args)
+        files = list(iter_files(args.paths, configs))
+        problems = [p for path in files for p in lint_file(path, configs.for_file(path))]
+    except (OSError, ValueError) as error:  # a --config that cannot be read, a pyproject.toml that is not TOML
+        print(f"cannot read the configuration: {error}", file=sys.stderr)
+        return 2
 
     if args.fix or args.diff:
         from .fix import apply_fixes
 
         try:
-            problems = apply_fixes(files, problems, write=args.fix, show_diff=args.diff, config=config)
+            problems = apply_fixes(files, problems, write=args.fix, show_diff=args.diff, config=configs)
         except ModuleNotFoundError as error:
             print(f"--fix and --diff need libcst ({error}): pip install libcst", file=sys.stderr)
             return 2
@@ -77,15 +81,12 @@ def github_annotation(finding: dict[str, object]) -> str:
     return f"::warning {where},title={title}::{escaped(finding['message'])}{cell} {finding['url']}"
 
 
-def _config(args: argparse.Namespace) -> Config:
-    if args.config:
-        from .core import config_from_toml
+def _configs(args: argparse.Namespace) -> Configs:
+    """--config for every file, or each file's own nearest pyproject.toml; --select and --ignore over either."""
+    def codes(text: str | None) -> tuple[str, ...] | None:
+        return None if text is None else tuple(c.strip().upper() for c in text.split(",") if c.strip())
 
-        config = config_from_toml(Path(args.config).read_text(encoding="utf-8"))
-    else:
-        config = load_config()
-    if args.select is not None:
-        config.select = tuple(c.strip().upper() for c in args.select.split(",") if c.strip())
-    if args.ignore is not None:
-        config.ignore = tuple(c.strip().upper() for c in args.ignore.split(",") if c.strip())
-    return config
+    given = None
+    if args.config:
+        given = config_from_toml(Path(args.config).read_text(encoding="utf-8"))
+    return Configs(given, select=codes(args.select), ignore=codes(args.ignore))

@@ -12,7 +12,7 @@ import tokenize
 import warnings
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..explain import chapter_url, site_url  # noqa: F401 - site_url: part of this module's interface
@@ -79,6 +79,7 @@ class Config:
     select: tuple[str, ...] = ("DL",)
     ignore: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
+    root: Path | None = None  # the folder of the pyproject.toml it was read from: `exclude` is relative to it
 
     def wants(self, code: str) -> bool:
         """Whether findings of rule `code` are reported (DL000, a file not checked, unless ignored by name)."""
@@ -90,13 +91,54 @@ class Config:
 
 
 def load_config(start: Path | None = None) -> Config:
-    """[tool.devicelab.lint] from the nearest pyproject.toml at or above `start` (default: the current folder)."""
+    """[tool.devicelab.lint] from the nearest pyproject.toml at or above `start` (a folder or a file; default: the
+    current folder). A pyproject.toml without the table marks a project of its own: the defaults."""
     folder = (start or Path.cwd()).resolve()
+    if not folder.is_dir():
+        folder = folder.parent
     for candidate in (folder, *folder.parents):
         pyproject = candidate / "pyproject.toml"
         if pyproject.is_file():
-            return config_from_toml(pyproject.read_text(encoding="utf-8"))
+            return replace(config_from_toml(pyproject.read_text(encoding="utf-8")), root=candidate)
     return Config()
+
+
+class Configs:
+    """The configuration of each file, as ruff finds its own: the nearest pyproject.toml at or above the file (not
+    the current folder), read once per folder; or `given` (--config) for every file. `select` and `ignore` (from
+    the command line) override either."""
+
+    def __init__(self, given: Config | None = None, select: tuple[str, ...] | None = None,
+                 ignore: tuple[str, ...] | None = None) -> None:
+        self.given = given
+        self.overrides = {k: v for k, v in (("select", select), ("ignore", ignore)) if v is not None}
+        self._folders: dict[Path, Config] = {}
+
+    def for_folder(self, folder: Path) -> Config:
+        """The configuration of the files in `folder`."""
+        if self.given is not None:
+            return replace(self.given, **self.overrides)
+        folder = folder.resolve()
+        visited: list[Path] = []
+        config = None
+        for candidate in (folder, *folder.parents):
+            config = self._folders.get(candidate)
+            if config is not None:
+                break
+            visited.append(candidate)
+            pyproject = candidate / "pyproject.toml"
+            if pyproject.is_file():
+                config = replace(config_from_toml(pyproject.read_text(encoding="utf-8")), root=candidate,
+                                 **self.overrides)
+                break
+        config = config or replace(Config(), **self.overrides)
+        for seen in visited:
+            self._folders[seen] = config
+        return config
+
+    def for_file(self, path: Path) -> Config:
+        """The configuration of one file."""
+        return self.for_folder(Path(path).parent)
 
 
 def config_from_toml(text: str) -> Config:
@@ -392,33 +434,46 @@ def lint_file(path: Path, config: Config | None = None, shown: str | None = None
     return lint_source(source, shown or str(path), config)
 
 
-def iter_files(paths: Iterable[str | Path], config: Config | None = None) -> Iterator[Path]:
-    """The .py and .ipynb files named, and those inside the folders named (hidden folders and builds skipped)."""
-    config = config or Config()
+def iter_files(paths: Iterable[str | Path], config: Config | Configs | None = None) -> Iterator[Path]:
+    """The .py and .ipynb files named, and those inside the folders named (hidden folders and builds skipped).
+    A file named is always read; inside a folder named, each project's `exclude` applies, relative to its
+    pyproject.toml's folder (a Config given instead applies to all, relative to the folder named)."""
+    configs = config if isinstance(config, Configs) else Configs(config or Config())
     for given in paths:
         path = Path(given)
         if path.is_dir():
             for root, folders, files in os.walk(path):
-                inside = Path(root).relative_to(path)  # exclude patterns apply below the folder named
+                here = Path(root)
+                if configs.given is not None:
+                    project, inside = configs.given, here.relative_to(path)  # exclude applies below the folder named
+                else:
+                    project = configs.for_folder(here)
+                    inside = here.resolve().relative_to(project.root) if project.root else None
                 folders[:] = sorted(f for f in folders if not f.startswith(".") and f not in SKIPPED_FOLDERS
-                                    and not f.endswith(".egg-info") and not _excluded(inside / f, config))
+                                    and not f.endswith(".egg-info") and not _excluded(inside, f, project))
                 for name in sorted(files):
-                    found = Path(root) / name
-                    if found.suffix in (".py", ".ipynb") and not _excluded(inside / name, config):
+                    found = here / name
+                    if found.suffix in (".py", ".ipynb") and not _excluded(inside, name, project):
                         yield found
         elif path.suffix in (".py", ".ipynb") or path.is_file():
             yield path
 
 
-def _excluded(path: Path, config: Config) -> bool:
+def _excluded(folder: Path | None, name: str, config: Config) -> bool:
+    """Whether the entry `name` of `folder` (relative to where the patterns apply; None: nowhere) is excluded:
+    a pattern is a path (`labs`, `src/legacy`) or a glob matched from the right (`*_test.py`, `tests/*.py`)."""
+    if folder is None or not config.exclude:
+        return False
+    path = folder / name
     text = path.as_posix()
-    return any(path.match(pattern) or text.startswith(pattern.rstrip("/") + "/") or text == pattern.rstrip("/")
-               for pattern in config.exclude)
+    return any(path.match(pattern) or text == pattern.strip("/").removeprefix("./") for pattern in config.exclude)
 
 
-def lint_paths(paths: Iterable[str | Path], config: Config | None = None) -> list[Problem]:
-    """The problems of every file named or inside a folder named."""
+def lint_paths(paths: Iterable[str | Path], config: Config | Configs | None = None) -> list[Problem]:
+    """The problems of every file named or inside a folder named; without a Config, each file's own nearest
+    pyproject.toml decides."""
+    configs = config if isinstance(config, Configs) else Configs(config)
     problems: list[Problem] = []
-    for path in iter_files(paths, config):
-        problems += lint_file(path, config)
+    for path in iter_files(paths, configs):
+        problems += lint_file(path, configs.for_file(path))
     return problems

@@ -15,7 +15,7 @@ import json
 import sys
 from pathlib import Path
 
-from .core import Config, Problem, decoded, lint_file, load_config, notebook_cells
+from .core import Config, Configs, Problem, decoded, lint_file, notebook_cells
 
 _BOM = b"\xef\xbb\xbf"
 
@@ -111,11 +111,12 @@ def fixed_text(path: Path, problems: list[Problem]) -> str | None:
 
 
 def apply_fixes(files: list[Path], problems: list[Problem], write: bool, show_diff: bool,
-                config: Config | None = None) -> list[Problem]:
-    """Fix (or show the diff of) every file; return the problems left afterwards."""
+                config: Config | Configs | None = None) -> list[Problem]:
+    """Fix (or show the diff of) every file; return the problems left afterwards (each file linted again with
+    its own configuration)."""
     import libcst  # noqa: F401 (fail early, with a clear message, when it is missing)
 
-    config = config or load_config()
+    configs = config if isinstance(config, Configs) else Configs(config)
     left: list[Problem] = []
     for path in files:
         mine = [p for p in problems if p.path == str(path)]
@@ -130,7 +131,7 @@ def apply_fixes(files: list[Path], problems: list[Problem], write: bool, show_di
                                                        f"a/{path}", f"b/{path}"))
         if write:
             path.write_text(new, encoding="utf-8-sig" if data.startswith(_BOM) else "utf-8")
-            left += lint_file(path, config)
+            left += lint_file(path, configs.for_file(path))
         else:
             left += mine
     return left

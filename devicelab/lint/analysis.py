@@ -13,6 +13,8 @@ from collections import ChainMap
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 
+from .checkpoints import CheckpointOrigins
+
 # --- what the names of torch mean ---------------------------------------------------------------------------
 
 FACTORIES = frozenset(
@@ -79,6 +81,12 @@ HARMLESS_CALLS = frozenset({"print", "len", "isinstance", "type", "id", "repr", 
                             "iter", "format", "vars", "dir", "callable", "issubclass", "sorted", "list", "dict",
                             "enumerate", "zip"})
 
+
+# what a tensor hands to Python, not to the device (DL501 leaves a factory alone when only these read it)
+PYTHON_ONLY_ATTRIBUTES = frozenset({"shape", "ndim", "dtype", "is_cuda", "device", "requires_grad"})
+PYTHON_ONLY_METHODS = frozenset({"item", "tolist", "size", "numel", "dim", "nelement", "element_size"})
+PYTHON_ONLY_CALLS = frozenset({"int", "float", "bool", "len", "range", "list", "tuple", "print", "str", "repr",
+                               "isinstance"})
 
 # Load, Store, Add, Not, Eq...: one instance shared by every node of a parsed tree, so not nodes of their own
 SHARED_NODES = (ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop)
@@ -253,6 +261,7 @@ class Analysis:
         self._stores: dict[str, tuple[set[int], dict[str, list[int]]]] | None = None
         self._family: dict[str, set[str]] | None = None
         self._inits: dict[str, list[str]] | None = None  # a class -> its local subclasses that use its __init__
+        self._checkpoints: CheckpointOrigins | None = None
         imports = sorted(self.nodes_of(ast.Import, ast.ImportFrom), key=lambda n: self._index[id(n)])
         self.imports = Imports(tree, imports)  # in the order they run: a later import rebinds a name
         self.findings: list[Finding] = []
@@ -288,6 +297,12 @@ class Analysis:
 
     def resolve(self, node: ast.AST) -> str | None:
         return canonical(self.imports.resolve(node))
+
+    def checkpoints(self) -> CheckpointOrigins:
+        """What the file saves, buffers and downloads (DL701's exceptions), read at the first torch.load."""
+        if self._checkpoints is None:
+            self._checkpoints = CheckpointOrigins(self)
+        return self._checkpoints
 
     def nodes_of(self, *kinds: type) -> list[ast.AST]:
         """The nodes of these kinds (kind by kind)."""
@@ -804,6 +819,10 @@ class Analysis:
 
     def check_factories(self, cls: str, fns: list[ast.FunctionDef],
                         callers: list[ast.FunctionDef] | None = None) -> None:
+        """DL501: a tensor factory in forward (or what it calls) without device=. Not flagged: a factory whose
+        result goes to the device at once (`.to(x.device)`, `.type_as(x)`) or later, only indexes (`x[idx]`), is
+        filled and returned, or only feeds Python (`if`, `while`, `range`, `len`, `int`, `.item()`, a `for`, its
+        `.shape`); one under `with torch.device(...)` or `torch.set_default_device`; torch.tensor of a number."""
         if self.default_device:
             return
         for fn in fns:
@@ -831,7 +850,8 @@ class Analysis:
                 if node.lineno in device_contexts:
                     continue
                 parent = self._parent(fn, node)
-                if self._moved_at_once(fn, node) or self._only_indexes(fn, node, parent, moved_names):
+                if self._moved_at_once(fn, node) or self._only_indexes(fn, node, parent, moved_names) or (
+                        self._feeds_python_only(fn, node)):
                     continue
                 fix = None
                 if input_name and short not in LEGACY_TYPES and short != "from_numpy":
@@ -931,6 +951,44 @@ class Analysis:
                 continue
             if isinstance(parent, ast.Compare):
                 return self._a_condition(fn, parent)  # `if torch.rand(1) < self.p:` asks for a Python bool
+            return False
+
+    def _feeds_python_only(self, fn: ast.AST, node: ast.AST, depth: int = 0) -> bool:
+        """A CPU tensor that never meets the device: only Python control flow reads it (the test of an `if`,
+        `while` or `assert`; `range(...)`, `len(...)`, `int(...)`; `.item()`, `.tolist()`; a `for` over it) or its
+        shape (`.shape`, `.size()`, `.numel()`), at once, through its own methods (`t.sum().item()`), or through a
+        name that is read only so."""
+        while True:
+            parent = self._parent(fn, node)
+            if isinstance(parent, ast.Attribute) and parent.value is node:
+                if parent.attr in PYTHON_ONLY_ATTRIBUTES:
+                    return True
+                grand = self._parent(fn, parent)
+                if isinstance(grand, ast.Call) and grand.func is parent and parent.attr in PYTHON_ONLY_METHODS:
+                    return True
+                if isinstance(grand, ast.Call) and grand.func is parent and (
+                        parent.attr in TENSOR_METHODS or parent.attr in ("any", "all")):
+                    node = grand  # t.long(), t.sum(), (t > 0).any(): where the result goes decides
+                    continue
+                return False
+            if isinstance(parent, ast.Call) and node in parent.args and isinstance(parent.func, ast.Name) and (
+                    parent.func.id in PYTHON_ONLY_CALLS):
+                return True
+            if isinstance(parent, ast.Compare) and all(
+                    is_number(other) for other in [parent.left, *parent.comparators] if other is not node):
+                node = parent  # t > 0.5: a comparison with a number stays on the tensor's device
+                continue
+            if isinstance(parent, (ast.For, ast.comprehension)) and parent.iter is node:
+                return True  # `for i in torch.arange(n)`: Python's loop, over 0-dim tensors
+            if isinstance(parent, (ast.If, ast.While, ast.Assert, ast.IfExp)) and parent.test is node or (
+                    isinstance(parent, (ast.BoolOp, ast.UnaryOp)) and self._a_condition(fn, parent)):
+                return True
+            if isinstance(parent, ast.Assign) and len(parent.targets) == 1 and isinstance(
+                    parent.targets[0], ast.Name) and depth < 2:
+                name = parent.targets[0].id
+                loads = [n for n in self.walk(fn) if isinstance(n, ast.Name) and n.id == name and isinstance(
+                    n.ctx, ast.Load)]
+                return bool(loads) and all(self._feeds_python_only(fn, load, depth + 1) for load in loads)
             return False
 
     def _a_condition(self, fn: ast.AST, node: ast.AST) -> bool:
@@ -1324,7 +1382,7 @@ class Walker:
             self.track_moves(call)
             return
         if name == "torch.load" and keyword(call, "map_location") is None and len(call.args) < 2 and not (
-                has_double_star(call)):
+                has_double_star(call)) and not a.checkpoints().known(call):
             a.add("DL701", call, {"kind": "map_location"})
         if name in DEPRECATED_AMP:
             new, device_type = DEPRECATED_AMP[name]

@@ -1,6 +1,6 @@
 """`devicelab lint`: find the device mistakes of chapters 01–09 in a script or notebook, before it runs.
 
-    python -m devicelab.lint PATH... [--lang en|zh] [--format text|json] [--select DL5] [--ignore DL701]
+    python -m devicelab.lint PATH... [--lang en|zh] [--format text|json|github|sarif] [--select DL5] [--ignore DL701]
     python -m devicelab.lint train.py --diff      # the safe fixes, as a diff
     python -m devicelab.lint train.py --fix       # ... written back (needs libcst)
 

@@ -6,9 +6,10 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from urllib.parse import quote
 
 from ..messages import get_language
-from .core import Configs, config_from_toml, iter_files, lint_file
+from .core import UNREADABLE, Configs, Problem, chapter_url, config_from_toml, iter_files, lint_file
 from .rules import RULES
 
 
@@ -19,8 +20,9 @@ def main(argv: list[str] | None = None) -> int:
                                      description="Find the device mistakes of chapters 01-09 before the code runs.")
     parser.add_argument("paths", nargs="*", default=["."], help=".py files, .ipynb notebooks or folders (default: .)")
     parser.add_argument("--lang", choices=("en", "zh"), default=None, help="language of the messages")
-    parser.add_argument("--format", choices=("text", "json", "github"), default="text",
-                        help="output format (github: annotations for GitHub Actions)")
+    parser.add_argument("--format", choices=("text", "json", "github", "sarif"), default="text",
+                        help="output format (github: annotations for GitHub Actions; sarif: SARIF 2.1.0 for code "
+                             "scanning)")
     parser.add_argument("--select", default=None, help="comma-separated code prefixes to report (DL5,DL701)")
     parser.add_argument("--ignore", default=None, help="comma-separated code prefixes to leave out")
     parser.add_argument("--config", default=None, help="a pyproject.toml to read instead of the nearest one")
@@ -59,6 +61,8 @@ def main(argv: list[str] | None = None) -> int:
 
     if args.format == "json":
         print(json.dumps([p.as_dict(lang) for p in problems], ensure_ascii=False, indent=2))
+    elif args.format == "sarif":
+        print(json.dumps(sarif_log(problems, lang), ensure_ascii=False, indent=2))
     elif args.format == "github":
         for problem in problems:
             print(github_annotation(problem.as_dict(lang)))
@@ -79,6 +83,49 @@ def github_annotation(finding: dict[str, object]) -> str:
     cell = f" (cell {finding['cell']})" if finding.get("cell") else ""
     title = escaped(f"{finding['code']} · chapter {finding['chapter']}", True)
     return f"::warning {where},title={title}::{escaped(finding['message'])}{cell} {finding['url']}"
+
+
+CELL = {"en": "cell {}: ", "zh": "第 {} 个单元格："}
+
+
+def sarif_log(problems: list[Problem], lang: str) -> dict[str, object]:
+    """The findings as a SARIF 2.1.0 log: one run, every rule (its id, what it finds, its chapter's page) and one
+    result per finding, placed at its line and column (in a notebook, its cell's; the cell is in the message and
+    in the result's properties)."""
+    from .. import __version__
+
+    rules = list(RULES.values())
+    index = {rule.code: n for n, rule in enumerate(rules)}
+
+    def level(code: str) -> str:
+        return "error" if code == UNREADABLE else "warning"
+
+    def uri(path: str) -> str:
+        where = Path(path)
+        return where.resolve().as_uri() if where.is_absolute() else quote(where.as_posix())
+
+    results = []
+    for problem in problems:
+        cell = "" if problem.cell is None else CELL[lang].format(problem.cell)
+        result: dict[str, object] = {
+            "ruleId": problem.code, "ruleIndex": index[problem.code], "level": level(problem.code),
+            "message": {"text": cell + problem.message(lang)},
+            "locations": [{"physicalLocation": {"artifactLocation": {"uri": uri(problem.path)},
+                                                "region": {"startLine": problem.line, "startColumn": problem.col}}}],
+        }
+        if problem.cell is not None:
+            result["properties"] = {"cell": problem.cell}
+        results.append(result)
+    driver = {
+        "name": "devicelab lint", "version": __version__, "informationUri": chapter_url("tools", lang),
+        "rules": [{"id": rule.code, "name": rule.code,
+                   "shortDescription": {"text": (rule.summary or rule.message)[lang]},
+                   "helpUri": chapter_url(rule.chapter, lang),
+                   "defaultConfiguration": {"level": level(rule.code)},
+                   "properties": {"chapter": rule.chapter, "fixable": rule.fixable}} for rule in rules],
+    }
+    return {"$schema": "https://json.schemastore.org/sarif-2.1.0.json", "version": "2.1.0",
+            "runs": [{"tool": {"driver": driver}, "columnKind": "unicodeCodePoints", "results": results}]}
 
 
 def _configs(args: argparse.Namespace) -> Configs:

@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import ast
 import builtins
+from collections import ChainMap
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
+
+from .checkpoints import CheckpointOrigins
 
 # --- what the names of torch mean ---------------------------------------------------------------------------
 
@@ -77,6 +80,16 @@ MODULE_BASES = ("torch.nn.", "pytorch_lightning.", "lightning.")
 HARMLESS_CALLS = frozenset({"print", "len", "isinstance", "type", "id", "repr", "str", "hasattr", "getattr", "next",
                             "iter", "format", "vars", "dir", "callable", "issubclass", "sorted", "list", "dict",
                             "enumerate", "zip"})
+
+
+# what a tensor hands to Python, not to the device (DL501 leaves a factory alone when only these read it)
+PYTHON_ONLY_ATTRIBUTES = frozenset({"shape", "ndim", "dtype", "is_cuda", "device", "requires_grad"})
+PYTHON_ONLY_METHODS = frozenset({"item", "tolist", "size", "numel", "dim", "nelement", "element_size"})
+PYTHON_ONLY_CALLS = frozenset({"int", "float", "bool", "len", "range", "list", "tuple", "print", "str", "repr",
+                               "isinstance"})
+
+# Load, Store, Add, Not, Eq...: one instance shared by every node of a parsed tree, so not nodes of their own
+SHARED_NODES = (ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop)
 
 
 # --- values --------------------------------------------------------------------------------------------------
@@ -210,31 +223,51 @@ class Analysis:
     def __init__(self, tree: ast.Module) -> None:
         self.tree = tree
         self.nodes: list[ast.AST] = []
-        self._parents: dict[int, ast.AST] | None = {}
+        self.of_type: dict[type, list[ast.AST]] = {}  # the nodes of each kind, in the order of self.nodes
         # the calls of each statement's own expressions (not of its nested blocks, not inside a lambda)
         self.calls_of: dict[int, list[ast.Call]] = {}
-        stack: list[tuple[ast.AST, ast.AST | None, bool]] = [(tree, None, False)]
+        parent_of: list[int] = []
+        stack: list[tuple[ast.AST, ast.AST | None, bool, int]] = [(tree, None, False, -1)]
         while stack:  # one walk of the tree: every node, each node's parent, each statement's calls
-            node, statement, in_lambda = stack.pop()
+            node, statement, in_lambda, parent = stack.pop()
+            index = len(self.nodes)
             self.nodes.append(node)
+            parent_of.append(parent)
+            self.of_type.setdefault(type(node), []).append(node)
             if isinstance(node, ast.Call) and statement is not None and not in_lambda:
                 self.calls_of.setdefault(id(statement), []).append(node)
             inner_lambda = in_lambda or isinstance(node, ast.Lambda)
-            for child in ast.iter_child_nodes(node):
-                self._parents[id(child)] = node
-                if isinstance(child, ast.stmt):
-                    stack.append((child, child, False))
-                else:
-                    stack.append((child, statement, inner_lambda))
+            for name in node._fields:  # ast.iter_child_nodes, without a generator per node
+                value = getattr(node, name, None)
+                for child in value if isinstance(value, list) else (value,):
+                    if isinstance(child, ast.AST) and not isinstance(child, SHARED_NODES):
+                        if isinstance(child, ast.stmt):
+                            stack.append((child, child, False, index))
+                        else:
+                            stack.append((child, statement, inner_lambda, index))
         for calls in self.calls_of.values():
             calls.sort(key=lambda c: (c.lineno, c.col_offset))
+        # the walk above is depth-first: every node's subtree is the run of nodes that follows it; where each run
+        # ends lets the rules read a function's nodes as a slice instead of walking the tree again
+        self._index = {id(node): i for i, node in enumerate(self.nodes)}
+        self._end = list(range(len(self.nodes)))
+        self._parent_of = parent_of
+        end = self._end
+        for i in range(len(self.nodes) - 1, 0, -1):
+            if end[i] > end[parent_of[i]]:
+                end[parent_of[i]] = end[i]
         self._parameter_values: dict[int, dict[str, Value | None]] = {}
         self._attributes: dict[tuple[str, str], Value | None] = {}
-        self.imports = Imports(tree, [n for n in self.nodes if isinstance(n, (ast.Import, ast.ImportFrom))])
+        self._stores: dict[str, tuple[set[int], dict[str, list[int]]]] | None = None
+        self._family: dict[str, set[str]] | None = None
+        self._inits: dict[str, list[str]] | None = None  # a class -> its local subclasses that use its __init__
+        self._checkpoints: CheckpointOrigins | None = None
+        imports = sorted(self.nodes_of(ast.Import, ast.ImportFrom), key=lambda n: self._index[id(n)])
+        self.imports = Imports(tree, imports)  # in the order they run: a later import rebinds a name
         self.findings: list[Finding] = []
         self.classes: dict[str, ClassInfo] = {}
         self.functions: dict[str, ast.FunctionDef] = {}
-        for node in sorted((n for n in self.nodes if isinstance(n, ast.ClassDef)), key=lambda n: n.lineno):
+        for node in sorted(self.nodes_of(ast.ClassDef), key=lambda n: n.lineno):
             if isinstance(node, ast.ClassDef):
                 bases = [self.resolve(b) or (b.id if isinstance(b, ast.Name) else "?") for b in node.bases]
                 methods = {m.name: m for m in node.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))}
@@ -248,6 +281,13 @@ class Analysis:
         self.module_env: dict[str, Value | None] = {}
         self.default_device = self._sets_default_device()
 
+    def walk(self, node: ast.AST) -> list[ast.AST]:
+        """`node` and every node under it (what ast.walk gives, in another order), without walking the tree."""
+        start = self._index.get(id(node))
+        if start is None or self.nodes[start] is not node:
+            return list(ast.walk(node))
+        return self.nodes[start:self._end[start] + 1]
+
     def _collect_functions(self, node: ast.AST) -> None:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             self.functions[node.name] = node
@@ -258,9 +298,19 @@ class Analysis:
     def resolve(self, node: ast.AST) -> str | None:
         return canonical(self.imports.resolve(node))
 
+    def checkpoints(self) -> CheckpointOrigins:
+        """What the file saves, buffers and downloads (DL701's exceptions), read at the first torch.load."""
+        if self._checkpoints is None:
+            self._checkpoints = CheckpointOrigins(self)
+        return self._checkpoints
+
+    def nodes_of(self, *kinds: type) -> list[ast.AST]:
+        """The nodes of these kinds (kind by kind)."""
+        return [node for kind in kinds for node in self.of_type.get(kind, ())]
+
     def _sets_default_device(self) -> bool:
-        for node in self.nodes:
-            if isinstance(node, ast.Call) and isinstance(node.func, (ast.Attribute, ast.Name)) and (
+        for node in self.nodes_of(ast.Call):
+            if isinstance(node.func, (ast.Attribute, ast.Name)) and (
                     getattr(node.func, "attr", None) or getattr(node.func, "id", None)) == "set_default_device" and (
                     self.resolve(node.func) == "torch.set_default_device"):
                 return True
@@ -307,7 +357,7 @@ class Analysis:
                 continue
             seen.append(fn)
             self_name = fn.args.args[0].arg if fn.args.args else "self"
-            for node in ast.walk(fn):
+            for node in self.walk(fn):
                 if isinstance(node, ast.Call):
                     name = self_attribute(node.func, self_name)
                     found = self.method(cls, name) if name else None
@@ -320,7 +370,7 @@ class Analysis:
         found = self.method(cls, "__init__")
         if found is None:
             return False
-        for node in ast.walk(found[1]):
+        for node in self.walk(found[1]):
             if isinstance(node, ast.Call):
                 name = self.resolve(node.func) or ""
                 if name in ("torch.nn.Parameter", "torch.nn.parameter.Parameter") or (
@@ -340,8 +390,7 @@ class Analysis:
             return None
         self._returning.add(name)
         fn = self.functions[name]
-        env = dict(self._stable)
-        env.update(self.parameter_values(fn))
+        env = self.scope(fn)
         walker = Walker(self, env, report=False)
         walker.block(fn.body)
         values = walker.returned
@@ -369,13 +418,18 @@ class Analysis:
             self._parameter_values[id(fn)] = self._parameters(fn)
         return dict(self._parameter_values[id(fn)])
 
+    def scope(self, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> ChainMap[str, Value | None]:
+        """The names a function sees: its parameters, then the module's stable globals (not copied: a long file
+        has many globals and many functions)."""
+        return ChainMap(self.parameter_values(fn), self._stable)
+
     def _parameters(self, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, Value | None]:
         env: dict[str, Value | None] = {}
         args = [*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs]
         names = {arg.arg for arg in args}
         evidence: set[str] = set()
         if fn.name != "__init__":
-            for node in ast.walk(fn):
+            for node in self.walk(fn):
                 if isinstance(node, ast.Attribute) and node.attr in TENSOR_EVIDENCE and isinstance(
                         node.value, ast.Name) and node.value.id in names:
                     evidence.add(node.value.id)
@@ -394,16 +448,6 @@ class Analysis:
             env[fn.args.args[0].arg] = Value("instance", name=owner)  # self: its attributes are known
         return env
 
-    def _related(self, one: str, other: str) -> bool:
-        """Whether one local class inherits from the other (either way)."""
-        return self._inherits(one, other) or self._inherits(other, one)
-
-    def _inherits(self, cls: str, base: str, seen: frozenset[str] = frozenset()) -> bool:
-        info = self.classes.get(cls)
-        if info is None or cls in seen:
-            return False
-        return base in info.bases or any(self._inherits(b, base, seen | {cls}) for b in info.bases)
-
     def attribute_value(self, cls: str, attr: str) -> Value | None:
         """What `self.attr` holds in the methods of a local class: what __init__ gave it, when no other method
         (nor code outside the class) assigns it."""
@@ -415,18 +459,10 @@ class Analysis:
         init = info.methods.get("__init__") if info else None
         if init is None or not init.args.args:
             return None
-        stores = [n for n in self.nodes if isinstance(n, ast.Attribute) and n.attr == attr and isinstance(
-            n.ctx, (ast.Store, ast.Del))]
-        own = {id(n) for n in ast.walk(init) if isinstance(n, ast.Attribute) and n.attr == attr}
-        for store in stores:
-            if id(store) in own:
-                continue
-            method = self._enclosing_function(store)
-            owner = self.owner_of.get(id(method)) if method is not None else None
-            if owner is None or owner == cls or self._related(owner, cls) or not (
-                    isinstance(store.value, ast.Name) and method.args.args
-                    and store.value.id == method.args.args[0].arg):
-                return None  # set again elsewhere: by this class, a relative, or code outside
+        wild, by_owner = self._attribute_stores().get(attr, (set(), {}))
+        own = {id(n) for n in self.walk(init) if isinstance(n, ast.Attribute) and n.attr == attr}
+        if wild - own or any(set(by_owner.get(c, ())) - own for c in self._relatives(cls) if c in by_owner):
+            return None  # set again elsewhere: by this class, a relative, or code outside
         self_name = init.args.args[0].arg
         found: list[Value | None] = []
         analysis = self
@@ -438,12 +474,51 @@ class Analysis:
                     found.append(analysis.value(stmt.value, self.env))
                 super().statement(stmt)
 
-        env = dict(self._stable)
-        env.update(self.parameter_values(init))
+        env = self.scope(init)
         InitReader(self, env, report=False).block(init.body)
         result = found[-1] if len(found) == 1 else None
         self._attributes[key] = result
         return result
+
+    def _attribute_stores(self) -> dict[str, tuple[set[int], dict[str, list[int]]]]:
+        """Every `x.attr = ...` / `del x.attr` of the file, by attribute name (built once, so that asking about
+        one class does not read the whole file again): those outside any method, or on something else than the
+        method's own `self` ("wild"), and those on `self`, by the class of the method."""
+        if self._stores is None:
+            self._stores = {}
+            for n in self.nodes_of(ast.Attribute):
+                if isinstance(n.ctx, (ast.Store, ast.Del)):
+                    wild, by_owner = self._stores.setdefault(n.attr, (set(), {}))
+                    method = self._enclosing_function(n)
+                    owner = self.owner_of.get(id(method)) if method is not None else None
+                    if owner is None or not (isinstance(n.value, ast.Name) and method.args.args
+                                             and n.value.id == method.args.args[0].arg):
+                        wild.add(id(n))
+                    else:
+                        by_owner.setdefault(owner, []).append(id(n))
+        return self._stores
+
+    def _relatives(self, cls: str) -> set[str]:
+        """The class, its local bases and its local subclasses (transitively)."""
+        if self._family is None:
+            ancestors: dict[str, set[str]] = {}
+
+            def up(name: str, seen: frozenset[str]) -> set[str]:
+                if name in ancestors:
+                    return ancestors[name]
+                found: set[str] = set()
+                for base in self.classes[name].bases:
+                    if base in self.classes and base not in seen:
+                        found |= {base} | up(base, seen | {name})
+                ancestors[name] = found
+                return found
+
+            self._family = {name: {name} for name in self.classes}
+            for name in self.classes:
+                for base in up(name, frozenset()):
+                    self._family[name].add(base)
+                    self._family[base].add(name)
+        return self._family.get(cls, {cls})
 
     def value(self, node: ast.expr, env: dict[str, Value | None]) -> Value | None:
         """What the linter knows about an expression's value (None: unknown)."""
@@ -640,7 +715,7 @@ class Analysis:
 
     def _optimized_model(self, call: ast.Call) -> str:
         params = call.args[0] if call.args else keyword(call, "params")
-        models = {node.func.value.id for node in ast.walk(params) if isinstance(node, ast.Call) and isinstance(
+        models = {node.func.value.id for node in self.walk(params) if isinstance(node, ast.Call) and isinstance(
             node.func, ast.Attribute) and node.func.attr in ("parameters", "named_parameters") and isinstance(
             node.func.value, ast.Name)} if params is not None else set()
         return models.pop() if len(models) == 1 else ""
@@ -656,12 +731,11 @@ class Analysis:
         self.module_env = walker.env
         self._stable = dict(walker.stable)
         owners = {id(m): name for name, info in self.classes.items() for m in info.methods.values()}
-        functions = sorted((n for n in self.nodes if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))),
+        functions = sorted(self.nodes_of(ast.FunctionDef, ast.AsyncFunctionDef),
                            key=lambda n: (n.lineno, n.col_offset))
         for node in functions:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                env = dict(self._stable)
-                env.update(self.parameter_values(node))
+                env = self.scope(node)
                 inner = Walker(self, env, report=True)
                 if node.name == "__init__":
                     inner.owner_class = owners.get(id(node))
@@ -690,8 +764,8 @@ class Analysis:
 
     def check_decorators(self) -> None:
         """Deprecated amp decorators: @torch.cuda.amp.custom_fwd, @torch.cuda.amp.autocast()."""
-        for node in self.nodes:
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        for node in self.nodes_of(ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
+            if node.decorator_list:
                 for decorator in node.decorator_list:
                     target = decorator.func if isinstance(decorator, ast.Call) else decorator
                     name = self.resolve(target)
@@ -716,7 +790,7 @@ class Analysis:
     def check_forward_helpers(self, reached: list[ast.FunctionDef]) -> None:
         """Module-level functions that only forward (and what it calls) calls: their factories run in forward."""
         calls: dict[str, list[ast.AST | None]] = {}
-        for node in self.nodes:
+        for node in self.nodes_of(ast.Call, ast.Name):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in self.functions:
                 calls.setdefault(node.func.id, []).append(self._enclosing_function(node))
             elif isinstance(node, ast.Name) and node.id in self.functions and isinstance(node.ctx, ast.Load) and (
@@ -745,6 +819,10 @@ class Analysis:
 
     def check_factories(self, cls: str, fns: list[ast.FunctionDef],
                         callers: list[ast.FunctionDef] | None = None) -> None:
+        """DL501: a tensor factory in forward (or what it calls) without device=. Not flagged: a factory whose
+        result goes to the device at once (`.to(x.device)`, `.type_as(x)`) or later, only indexes (`x[idx]`), is
+        filled and returned, or only feeds Python (`if`, `while`, `range`, `len`, `int`, `.item()`, a `for`, its
+        `.shape`); one under `with torch.device(...)` or `torch.set_default_device`; torch.tensor of a number."""
         if self.default_device:
             return
         for fn in fns:
@@ -753,7 +831,7 @@ class Analysis:
             input_name = self._tensor_input(fn) if fn.name == "forward" else None
             moved_names = self._names_moved_later(fn)
             device_contexts = self._device_context_lines(fn)
-            for node in ast.walk(fn):
+            for node in self.walk(fn):
                 if not isinstance(node, ast.Call):
                     continue
                 name = self.resolve(node.func) or ""
@@ -772,7 +850,8 @@ class Analysis:
                 if node.lineno in device_contexts:
                     continue
                 parent = self._parent(fn, node)
-                if self._moved_at_once(fn, node) or self._only_indexes(fn, node, parent, moved_names):
+                if self._moved_at_once(fn, node) or self._only_indexes(fn, node, parent, moved_names) or (
+                        self._feeds_python_only(fn, node)):
                     continue
                 fix = None
                 if input_name and short not in LEGACY_TYPES and short != "from_numpy":
@@ -794,7 +873,7 @@ class Analysis:
         if any(i >= len(params) for i, _ in given) or any(k not in named for k in given_kw):
             return False  # into *args or **kwargs: followed no further
         inside = {params[i] for i, _ in given} | set(given_kw)
-        for node in ast.walk(fn):
+        for node in self.walk(fn):
             if isinstance(node, ast.Call):
                 method = node.func
                 if isinstance(method, ast.Attribute) and isinstance(method.value, ast.Name) and (
@@ -807,12 +886,12 @@ class Analysis:
                     return False
             if isinstance(node, (ast.Return, ast.Yield, ast.Global, ast.Nonlocal)) and (
                     not isinstance(node, (ast.Return, ast.Yield)) or node.value is not None and any(
-                    isinstance(n, ast.Name) and n.id in inside for n in ast.walk(node.value))):
+                    isinstance(n, ast.Name) and n.id in inside for n in self.walk(node.value))):
                 return False
             if isinstance(node, (ast.Assign, ast.AugAssign)) and any(
                     isinstance(t, ast.Attribute) for t in (node.targets if isinstance(node, ast.Assign)
                                                            else [node.target])) and any(
-                    isinstance(n, ast.Name) and n.id in inside for n in ast.walk(node.value)):
+                    isinstance(n, ast.Name) and n.id in inside for n in self.walk(node.value)):
                 return False  # stored somewhere (self.model = model): followed no further
         return True
 
@@ -820,7 +899,7 @@ class Analysis:
         """Every call of `fn` (self.fn(...) or fn(...)) moves the result: `.to(device)` at once, or later."""
         sites: list[tuple[ast.AST, ast.Call]] = []
         for caller in callers:
-            for node in ast.walk(caller):
+            for node in self.walk(caller):
                 if isinstance(node, ast.Call) and (
                         isinstance(node.func, ast.Attribute) and node.func.attr == fn.name
                         and isinstance(node.func.value, ast.Name) and node.func.value.id == "self"
@@ -837,7 +916,7 @@ class Analysis:
         name = args[0].arg
         if args[0].annotation is not None and self.resolve(args[0].annotation) not in ("torch.Tensor",):
             return None
-        for node in ast.walk(fn):
+        for node in self.walk(fn):
             if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == name and (
                     node.attr in ("shape", "size", "device", "dtype", "dim", "ndim", "view", "reshape", "unsqueeze",
                                   "new_zeros", "new_ones", "new_empty", "new_full", "flatten", "transpose")):
@@ -845,9 +924,10 @@ class Analysis:
         return None
 
     def _parent(self, root: ast.AST, target: ast.AST) -> ast.AST | None:
-        if self._parents is None:
-            self._parents = {id(child): node for node in ast.walk(self.tree) for child in ast.iter_child_nodes(node)}
-        return self._parents.get(id(target))
+        index = self._index.get(id(target))
+        if index is None or self.nodes[index] is not target or self._parent_of[index] < 0:
+            return None
+        return self.nodes[self._parent_of[index]]
 
     def _moved_at_once(self, fn: ast.AST, call: ast.Call) -> bool:
         """torch.zeros(...).to(x.device), torch.arange(n).cuda(), torch.ones(...).type_as(x)."""
@@ -873,6 +953,44 @@ class Analysis:
                 return self._a_condition(fn, parent)  # `if torch.rand(1) < self.p:` asks for a Python bool
             return False
 
+    def _feeds_python_only(self, fn: ast.AST, node: ast.AST, depth: int = 0) -> bool:
+        """A CPU tensor that never meets the device: only Python control flow reads it (the test of an `if`,
+        `while` or `assert`; `range(...)`, `len(...)`, `int(...)`; `.item()`, `.tolist()`; a `for` over it) or its
+        shape (`.shape`, `.size()`, `.numel()`), at once, through its own methods (`t.sum().item()`), or through a
+        name that is read only so."""
+        while True:
+            parent = self._parent(fn, node)
+            if isinstance(parent, ast.Attribute) and parent.value is node:
+                if parent.attr in PYTHON_ONLY_ATTRIBUTES:
+                    return True
+                grand = self._parent(fn, parent)
+                if isinstance(grand, ast.Call) and grand.func is parent and parent.attr in PYTHON_ONLY_METHODS:
+                    return True
+                if isinstance(grand, ast.Call) and grand.func is parent and (
+                        parent.attr in TENSOR_METHODS or parent.attr in ("any", "all")):
+                    node = grand  # t.long(), t.sum(), (t > 0).any(): where the result goes decides
+                    continue
+                return False
+            if isinstance(parent, ast.Call) and node in parent.args and isinstance(parent.func, ast.Name) and (
+                    parent.func.id in PYTHON_ONLY_CALLS):
+                return True
+            if isinstance(parent, ast.Compare) and all(
+                    is_number(other) for other in [parent.left, *parent.comparators] if other is not node):
+                node = parent  # t > 0.5: a comparison with a number stays on the tensor's device
+                continue
+            if isinstance(parent, (ast.For, ast.comprehension)) and parent.iter is node:
+                return True  # `for i in torch.arange(n)`: Python's loop, over 0-dim tensors
+            if isinstance(parent, (ast.If, ast.While, ast.Assert, ast.IfExp)) and parent.test is node or (
+                    isinstance(parent, (ast.BoolOp, ast.UnaryOp)) and self._a_condition(fn, parent)):
+                return True
+            if isinstance(parent, ast.Assign) and len(parent.targets) == 1 and isinstance(
+                    parent.targets[0], ast.Name) and depth < 2:
+                name = parent.targets[0].id
+                loads = [n for n in self.walk(fn) if isinstance(n, ast.Name) and n.id == name and isinstance(
+                    n.ctx, ast.Load)]
+                return bool(loads) and all(self._feeds_python_only(fn, load, depth + 1) for load in loads)
+            return False
+
     def _a_condition(self, fn: ast.AST, node: ast.AST) -> bool:
         """Whether an expression is (part of) the test of an if, while, assert or conditional expression."""
         while True:
@@ -885,7 +1003,7 @@ class Analysis:
     def _names_moved_later(self, fn: ast.AST) -> set[str]:
         """Names that the function moves somewhere: `mask = mask.to(x.device)`, `t.cuda()`."""
         moved = set()
-        for node in ast.walk(fn):
+        for node in self.walk(fn):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in (
                     "to", "cuda", "type_as") and isinstance(node.func.value, ast.Name):
                 moved.add(node.func.value.id)
@@ -894,11 +1012,11 @@ class Analysis:
     def _device_context_lines(self, fn: ast.AST) -> set[int]:
         """Lines inside `with torch.device(...)` (a factory there is born on that device)."""
         lines: set[int] = set()
-        for node in ast.walk(fn):
+        for node in self.walk(fn):
             if isinstance(node, (ast.With, ast.AsyncWith)) and any(
                     isinstance(item.context_expr, ast.Call) and self.resolve(item.context_expr.func) == "torch.device"
                     for item in node.items):
-                for inner in ast.walk(node):
+                for inner in self.walk(node):
                     if hasattr(inner, "lineno"):
                         lines.add(inner.lineno)
         return lines
@@ -916,7 +1034,7 @@ class Analysis:
         if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(
                 statement.targets[0], ast.Name):
             name = statement.targets[0].id
-            loads = [n for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id == name and isinstance(
+            loads = [n for n in self.walk(fn) if isinstance(n, ast.Name) and n.id == name and isinstance(
                 n.ctx, ast.Load)]
             if loads and all(self._in_subscript_slice(fn, n) for n in loads):
                 return True
@@ -942,19 +1060,20 @@ class Analysis:
         if not isinstance(statement, (ast.Assign, ast.AnnAssign)):
             return False
         targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
-        tainted = {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
-        later = sorted((n for n in ast.walk(fn) if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign))
+        tainted = {n.id for t in targets for n in self.walk(t) if isinstance(n, ast.Name)}
+        later = sorted((n for n in self.walk(fn) if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign))
                         and n.lineno > (statement.end_lineno or statement.lineno)), key=lambda n: n.lineno)
         for node in later:
-            if node.value is None or not any(isinstance(n, ast.Name) and n.id in tainted for n in ast.walk(node.value)):
+            if node.value is None or not any(
+                    isinstance(n, ast.Name) and n.id in tainted for n in self.walk(node.value)):
                 continue
             for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
                 base = target
                 while isinstance(base, (ast.Subscript, ast.Attribute)):
                     base = base.value
-                tainted |= {n.id for n in ast.walk(base) if isinstance(n, ast.Name)}
+                tainted |= {n.id for n in self.walk(base) if isinstance(n, ast.Name)}
         end = statement.end_lineno or statement.lineno
-        moved_after = {node.func.value.id for node in ast.walk(fn) if isinstance(node, ast.Call) and isinstance(
+        moved_after = {node.func.value.id for node in self.walk(fn) if isinstance(node, ast.Call) and isinstance(
             node.func, ast.Attribute) and node.func.attr in ("to", "cuda", "type_as") and isinstance(
             node.func.value, ast.Name) and node.lineno > end}
         return bool(tainted & moved & moved_after)
@@ -979,7 +1098,7 @@ class Analysis:
 
     def check_layers_in_forward(self, fns: list[ast.FunctionDef]) -> None:
         for fn in fns:
-            for node in ast.walk(fn):
+            for node in self.walk(fn):
                 if not isinstance(node, ast.Call):
                     continue
                 name = self.resolve(node.func) or ""
@@ -1034,7 +1153,7 @@ class Analysis:
         moved: set[str] = set()
         for fn in fns:
             fn_self = fn.args.args[0].arg if fn.args.args else "self"
-            for node in ast.walk(fn):
+            for node in self.walk(fn):
                 attr = self_attribute(node, fn_self)
                 if attr and isinstance(node.ctx, ast.Load):
                     used.add(attr)
@@ -1044,8 +1163,7 @@ class Analysis:
                     if attr:
                         moved.add(attr)
         registered = self._registered_names(cls)
-        env = dict(self._stable)
-        env.update(self.parameter_values(init))
+        env = self.scope(init)
         walker = Walker(self, env, report=False)
         analysis = self
 
@@ -1063,7 +1181,7 @@ class Analysis:
 
     def _registered_names(self, cls: str) -> set[str]:
         names: set[str] = set()
-        for node in ast.walk(self.classes[cls].node):
+        for node in self.walk(self.classes[cls].node):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in (
                     "register_buffer", "register_parameter") and node.args and isinstance(
                     node.args[0], ast.Constant):
@@ -1107,12 +1225,13 @@ class Analysis:
 
     def _subclasses_using_init(self, cls: str) -> list[str]:
         """cls, and its local subclasses that inherit its __init__."""
-        names = [cls]
-        for name in self.classes:
-            if name != cls and "__init__" not in self.classes[name].methods and self.method(name, "__init__") and (
-                    self.method(name, "__init__")[0] == cls):
-                names.append(name)
-        return names
+        if self._inits is None:
+            self._inits = {}
+            for name, info in self.classes.items():
+                found = self.method(name, "__init__") if "__init__" not in info.methods else None
+                if found:
+                    self._inits.setdefault(found[0], []).append(name)
+        return [cls, *(name for name in self._inits.get(cls, ()) if name != cls)]
 
 
 class Walker:
@@ -1263,7 +1382,7 @@ class Walker:
             self.track_moves(call)
             return
         if name == "torch.load" and keyword(call, "map_location") is None and len(call.args) < 2 and not (
-                has_double_star(call)):
+                has_double_star(call)) and not a.checkpoints().known(call):
             a.add("DL701", call, {"kind": "map_location"})
         if name in DEPRECATED_AMP:
             new, device_type = DEPRECATED_AMP[name]
@@ -1320,7 +1439,7 @@ class Walker:
         params = {arg.arg for arg in found[1].args.args[1:]}
         return any(isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in (
             "to", "cuda") and isinstance(node.func.value, ast.Name) and node.func.value.id in params
-                   for node in ast.walk(found[1]))
+                   for node in self.a.walk(found[1]))
 
     @staticmethod
     def _forced(call: ast.Call) -> bool:
@@ -1453,7 +1572,7 @@ class Walker:
                             self.a.leaves_unmoved(node, live)):
                         return False
                 if isinstance(node, (ast.Return, ast.Yield)) and node.value is not None and any(
-                        isinstance(n, ast.Name) and n.id in live for n in ast.walk(node.value)):
+                        isinstance(n, ast.Name) and n.id in live for n in self.a.walk(node.value)):
                     return False
                 if isinstance(node, ast.Global):
                     return False

@@ -15,7 +15,9 @@ import json
 import sys
 from pathlib import Path
 
-from .core import Config, Problem, lint_file, load_config, notebook_cells
+from .core import Config, Configs, Problem, decoded, lint_file, notebook_cells
+
+_BOM = b"\xef\xbb\xbf"
 
 
 def fix_code(code: str, targets: list[tuple[int, int, dict[str, object]]]) -> str:
@@ -82,11 +84,13 @@ def fixed_text(path: Path, problems: list[Problem]) -> str | None:
     fixable = [p for p in problems if p.fix is not None]
     if not fixable:
         return None
-    original = path.read_text(encoding="utf-8")
+    original = decoded(path.read_bytes(), path)
     if path.suffix != ".ipynb":
         result = fix_code(original, [(p.line, p.col, p.fix) for p in fixable])
         return result if result != original else None
     notebook = json.loads(original)
+    if not isinstance(notebook.get("cells"), list):
+        return None  # nbformat 3 (worksheets): read, not rewritten
     changed = False
     code_cells = dict(notebook_cells(original))
     for number, code in code_cells.items():
@@ -107,11 +111,12 @@ def fixed_text(path: Path, problems: list[Problem]) -> str | None:
 
 
 def apply_fixes(files: list[Path], problems: list[Problem], write: bool, show_diff: bool,
-                config: Config | None = None) -> list[Problem]:
-    """Fix (or show the diff of) every file; return the problems left afterwards."""
+                config: Config | Configs | None = None) -> list[Problem]:
+    """Fix (or show the diff of) every file; return the problems left afterwards (each file linted again with
+    its own configuration)."""
     import libcst  # noqa: F401 (fail early, with a clear message, when it is missing)
 
-    config = config or load_config()
+    configs = config if isinstance(config, Configs) else Configs(config)
     left: list[Problem] = []
     for path in files:
         mine = [p for p in problems if p.path == str(path)]
@@ -119,13 +124,14 @@ def apply_fixes(files: list[Path], problems: list[Problem], write: bool, show_di
         if new is None:
             left += mine
             continue
-        old = path.read_text(encoding="utf-8")
+        data = path.read_bytes()
+        old = decoded(data, path)
         if show_diff:
             sys.stdout.writelines(difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True),
                                                        f"a/{path}", f"b/{path}"))
         if write:
-            path.write_text(new, encoding="utf-8")
-            left += lint_file(path, config)
+            path.write_text(new, encoding="utf-8-sig" if data.startswith(_BOM) else "utf-8")
+            left += lint_file(path, configs.for_file(path))
         else:
             left += mine
     return left

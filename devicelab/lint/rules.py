@@ -13,66 +13,108 @@ class Rule:
     chapter: str
     message: dict[str, str]
     fixable: bool = False
+    summary: dict[str, str] | None = None  # what it finds, without the finding's own words (SARIF, --list-rules)
 
+
+# DL000's reasons: why a file (or a notebook cell) was not checked. Each finding names one, with its words.
+REASONS: dict[str, dict[str, str]] = {
+    "open": {"en": "the file cannot be opened ({error})", "zh": "无法打开这个文件（{error}）"},
+    "encoding": {"en": "it is not text in the encoding it declares ({error})",
+                 "zh": "它不是按其声明的编码保存的文本（{error}）"},
+    "syntax": {"en": "it does not parse as Python ({error})", "zh": "它不能按 Python 语法解析（{error}）"},
+    "nesting": {"en": "an expression is nested too deeply to be read", "zh": "其中有表达式嵌套太深，无法读取"},
+    "json": {"en": "it is not a notebook: not valid JSON ({error})", "zh": "它不是笔记本：不是合法的 JSON（{error}）"},
+    "no_cells": {"en": "a notebook without a list of cells (its cells are a JSON {kind})",
+                 "zh": "笔记本里没有单元格列表（它的 cells 是 JSON {kind}）"},
+    "bad_cell": {"en": "cell {cell} is not a notebook cell (a JSON {kind}); the other cells were checked",
+                 "zh": "第 {cell} 个单元格不是笔记本单元格（而是 JSON {kind}）；其余单元格已检查"},
+    "bad_source": {"en": "the source of cell {cell} is neither text nor a list of lines; the other cells were checked",
+                   "zh": "第 {cell} 个单元格的源码既不是文本，也不是由行组成的列表；其余单元格已检查"},
+}
 
 RULES: dict[str, Rule] = {
     rule.code: rule
     for rule in (
+        Rule("DL000", "tools", {
+            "en": "not checked: {reason}",
+            "zh": "未检查：{reason}",
+        }, summary={"en": "a file (or a notebook cell) that cannot be read or parsed, so it was not checked",
+                    "zh": "无法读取或解析、因而没有检查的文件（或笔记本单元格）"}),
         Rule("DL101", "01-devices", {
             "en": "the tensor returned by .{method}() is thrown away: Tensor.{method}() moves nothing in place, "
                   "assign it ({name} = {name}.{method}(...))",
             "zh": ".{method}() 返回的张量被丢掉了：Tensor.{method}() 不会原地移动，请把结果赋回去"
                   "（{name} = {name}.{method}(...)）",
-        }),
+        },
+            summary={"en": "`x.to(device)` / `x.cuda()` on a tensor, the result thrown away",
+                     "zh": "对张量调用 `x.to(device)` / `x.cuda()`，结果却被丢掉"}),
         Rule("DL102", "01-devices", {
             "en": ".numpy() on a tensor that may live on the GPU: call .cpu() first (.detach().cpu().numpy())",
             "zh": "对可能在 GPU 上的张量调用了 .numpy()：先调用 .cpu()（.detach().cpu().numpy()）",
-        }),
+        },
+            summary={"en": "`.numpy()` on a tensor from a moved model or a device, without `.cpu()`",
+                     "zh": "对来自已移动模型或设备上的张量调用 `.numpy()`，却没有先 `.cpu()`"}),
         Rule("DL301", "03-embedding", {
             "en": "`{name}` is still on the CPU here, while the model (or the other tensor) is on the device: "
                   "move inputs and labels with the model ({name} = {name}.to(device))",
             "zh": "`{name}` 此处仍在 CPU 上，而模型（或另一个张量）在设备上：输入和标签都要随模型移动"
                   "（{name} = {name}.to(device)）",
-        }),
+        },
+            summary={"en": "a batch left on the CPU fed to a moved model, or to a loss with tensors on the device",
+                     "zh": "留在 CPU 上的批次被送进已移动的模型，或与设备上的张量一起送进损失函数"}),
         Rule("DL201", "02-dataparallel", {
             "en": "nn.DataParallel wraps `{name}`, which is never moved to the GPU: with two GPUs or more its weights "
                   "stay on the CPU; move it first ({name}.to(device)), then wrap",
             "zh": "nn.DataParallel 包装的 `{name}` 从未移到 GPU 上：有两块及以上 GPU 时它的权重留在 CPU 上；"
                   "先移动（{name}.to(device)），再包装",
-        }),
+        },
+            summary={"en": "`nn.DataParallel(model)` around a model that is never moved to the GPU",
+                     "zh": "`nn.DataParallel(model)` 包装了一个从未移到 GPU 的模型"}),
         Rule("DL501", "05-inside", {
             "en": "{call}(...) in forward without device=: born on the CPU when the model is on the GPU; "
                   "pass device=x.device, or make it from the input (x.new_zeros(...), torch.zeros_like(x))",
             "zh": "forward 里的 {call}(...) 没有 device=：模型在 GPU 上时它仍创建在 CPU 上；"
                   "请传入 device=x.device，或者从输入构造（x.new_zeros(...)、torch.zeros_like(x)）",
-        }, fixable=True),
+        }, fixable=True,
+            summary={"en": "a tensor factory in `forward` (or a method it calls) without `device=`",
+                     "zh": "`forward`（或它调用的方法）里没有 `device=` 的张量工厂函数"}),
         Rule("DL502", "05-inside", {
             "en": "self.{name} is a plain tensor attribute used in forward: model.to() does not move it; "
                   "use self.register_buffer(\"{name}\", ...) (or nn.Parameter if it is trained)",
             "zh": "self.{name} 是 forward 里用到的普通张量属性：model.to() 不会移动它；"
                   "请用 self.register_buffer(\"{name}\", ...)（要训练的话用 nn.Parameter）",
-        }),
+        },
+            summary={"en": "a tensor kept as a plain attribute in `__init__` and used in `forward`",
+                     "zh": "在 `__init__` 里存成普通属性、又在 `forward` 里使用的张量"}),
         Rule("DL503", "05-inside", {
             "en": "{call}(...) is built inside forward: its weights are born on the CPU at every call and never "
                   "trained; build it once in __init__",
             "zh": "{call}(...) 是在 forward 里构造的：每次调用它的权重都重新创建在 CPU 上，而且从不被训练；"
                   "请在 __init__ 里构造一次",
-        }),
+        },
+            summary={"en": "a layer with parameters or buffers built inside `forward`",
+                     "zh": "在 `forward` 里构造的带参数或缓冲区的层"}),
         Rule("DL701", "07-checkpoints", {
             "en": "torch.load without map_location: a checkpoint saved on a GPU fails to load on a machine "
                   "without one; pass map_location (\"cpu\" or your device)",
             "zh": "torch.load 没有 map_location：在 GPU 上保存的检查点，到了没有 GPU 的机器上就加载失败；"
                   "请传入 map_location（\"cpu\" 或你的设备）",
-        }, fixable=True),
+        }, fixable=True,
+            summary={"en": "`torch.load` without `map_location`",
+                     "zh": "没有 `map_location` 的 `torch.load`"}),
         Rule("DL702", "07-checkpoints", {
             "en": "{optimizer}.load_state_dict(...) before {model}.to(...): the optimizer state is put on the "
                   "parameters' device at load time and stays behind; move the model, build the optimizer, then load",
             "zh": "{optimizer}.load_state_dict(...) 在 {model}.to(...) 之前：优化器状态在加载时放到参数所在的设备上，"
                   "之后会被落下；先移动模型、再构造优化器，最后加载",
-        }),
+        },
+            summary={"en": "`optimizer.load_state_dict(...)` before `model.to(device)`",
+                     "zh": "`optimizer.load_state_dict(...)` 在 `model.to(device)` 之前"}),
         Rule("DL801", "08-amp", {
             "en": "{call} is deprecated (FutureWarning since PyTorch 2.4): use {new}",
             "zh": "{call} 已弃用（PyTorch 2.4 起发出 FutureWarning）：请改用 {new}",
-        }, fixable=True),
+        }, fixable=True,
+            summary={"en": "`torch.cuda.amp.autocast` / `GradScaler` (deprecated spellings)",
+                     "zh": "`torch.cuda.amp.autocast` / `GradScaler`（已弃用的写法）"}),
     )
 }

@@ -31,7 +31,8 @@ PLANTED: dict[str, list[tuple[str, str]]] = {
                   ("DL503", "head = nn.Linear(self.hidden_size, self.classes)"),
                   ("DL503", "head = nn.Linear(self.hidden_size, self.classes)")],
     "06-multigpu": [("DL201", "wrapped = nn.DataParallel(model)")],
-    "07-checkpoints": [("DL701", "torch.load(weights_path)"), ("DL701", "torch.load(whole_path, weights_only=True)")],
+    # (its `torch.load(whole_path, weights_only=True)` reads what the notebook itself saved just before: no DL701)
+    "07-checkpoints": [("DL701", "torch.load(weights_path)")],
     "08-amp": [("DL801", "torch.cuda.amp.GradScaler()"), ("DL801", "torch.cuda.amp.autocast()")],
     "09-debugging": [("DL502", "self.pos = sinusoids(max_len, dim)"),
                      ("DL501", "mask = torch.ones(steps, steps, dtype=torch.bool).triu(1)"),

@@ -122,5 +122,8 @@ def write_index(site: Path, wheel: Path) -> Path:
 
 
 def on_post_build(config) -> None:
-    """Put the helper's wheel, in its pip index, into the built site."""
+    """Put the helper's wheel, in its pip index, into the built site: once, at its root (the setup cell asks
+    <site_url>simple/), not again in each other language's folder."""
+    if (config["theme"].get("language") or "en") != "en":
+        return
     write_index(Path(config["site_dir"]), build_wheel())

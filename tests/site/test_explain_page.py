@@ -54,7 +54,11 @@ def paste(page, text: str) -> dict:
         """() => { const o = document.getElementById('explain-output');
                    return {verdict: o.dataset.verdict, chapter: o.dataset.chapter || null,
                            device_error: o.dataset.deviceError === 'true', confident: o.dataset.confident === 'true',
-                           ms: parseFloat(o.dataset.ms), text: o.innerText,
+                           ms: parseFloat(o.dataset.ms),
+                           text: (() => { const c = o.cloneNode(true);  // the answer, not its picture
+                                          c.querySelectorAll('.explain-picture').forEach(p => p.remove());
+                                          document.body.appendChild(c); const t = c.innerText; c.remove();
+                                          return t; })(),
                            ranking: (o.dataset.ranking || '').split(',').filter(Boolean),
                            links: [...o.querySelectorAll('a.explain-chapter')].map(a => a.getAttribute('href'))}; }"""
     )

@@ -120,7 +120,8 @@ def check(folder: Path, repo: str | None = None, address: str | None = None) -> 
     broken = report.broken
     blob = f"{repo}/blob/main/"
     tree = f"{repo}/tree/main/"
-    pages = sorted(p for p in folder.rglob("*.html") if "assets" not in p.relative_to(folder).parts)
+    # (simple/ is the pip index that serves the helper's wheel: not a page of the course)
+    pages = sorted(p for p in folder.rglob("*.html") if not {"assets", "simple"} & set(p.relative_to(folder).parts))
     report.pages = len(pages)
     for file in pages:
         rel = PurePosixPath(file.relative_to(folder).as_posix())
@@ -247,9 +248,9 @@ def test_no_broken_links(report, kind):
 
 
 def test_both_languages_have_the_same_pages(site):
-    pages = {lang: {PurePosixPath(p.relative_to(site).as_posix()) for p in site.rglob("*.html")
-                    if "assets" not in p.parts and page_language(PurePosixPath(p.relative_to(site).as_posix())) == lang}
-             for lang in LANGS}
+    shown = [PurePosixPath(p.relative_to(site).as_posix()) for p in site.rglob("*.html")]
+    shown = [p for p in shown if not {"assets", "simple"} & set(p.parts)]  # simple/: the pip index, not a page
+    pages = {lang: {p for p in shown if page_language(p) == lang} for lang in LANGS}
     assert {twin(p, "zh") for p in pages["en"]} == pages["zh"]
 
 

@@ -15,9 +15,11 @@ instead (tests/site/conftest.py).
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import resource
+import subprocess
 import time
 from pathlib import Path
 
@@ -170,6 +172,10 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem):  # noqa: ANN001 - pyte
         _record_cpu({"id": "(between tests)", "group": "session", "cpu": round(before - _CPU["last"], 3),
                      "wall": 0.0, "worker": os.environ.get("PYTEST_XDIST_WORKER", "main")})
     yield
+    # A subprocess whose Popen object was dropped before it ended is reaped (and its CPU time counted) only when
+    # the next one starts, in whichever test that is: reap the ones that have ended now, so that they count here.
+    gc.collect()
+    getattr(subprocess, "_cleanup", lambda: None)()
     after = _cpu_seconds()
     _CPU["last"] = after
     _record_cpu({"id": item.nodeid, "group": group_of(item.nodeid), "cpu": round(after - before, 3),

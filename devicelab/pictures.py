@@ -334,7 +334,6 @@ messages.add({
     "picture.desc.extra": {"en": ", {words}", "zh": "，{words}"},
     "picture.desc.move": {"en": "{code}, from {source} to {target}: {note}.",
                           "zh": "{code}，从{source}到{target}：{note}。"},
-    "picture.desc.join": {"en": " ", "zh": ""},
 })
 
 # ------------------------------------------------------------------ the drawing
@@ -423,7 +422,7 @@ def description(scene: Scene, lang: str) -> str:
                                            source=messages.text(f"picture.place.{source.where}", lang),
                                            target=messages.text(f"picture.place.{target.where}", lang),
                                            note=messages.text(f"picture.move.{move.note}", lang)))
-    return _spaced(messages.text("picture.desc.join", lang).join(sentences))
+    return _spaced(("" if lang == "zh" else " ").join(sentences))  # Chinese sentences end in 。 and need no space
 
 
 def _spaced(text: str) -> str:

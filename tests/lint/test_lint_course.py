@@ -21,7 +21,7 @@ import build_notebooks  # noqa: E402
 # false positive.
 PLANTED: dict[str, list[tuple[str, str]]] = {
     "01-devices": [("DL101", "x.to(target)"), ("DL101", "input_data.to(device)")],
-    "02-dataparallel": [("DL201", "net = nn.DataParallel(model_ft)")],
+    "02-dataparallel": [("DL201", "net = nn.DataParallel(blog_model)")],
     "03-embedding": [("DL301", "model(token_ids)"), ("DL301", "criterion(logits, labels)")],
     "04-batches": [],
     "05-inside": [("DL502", "self.mean = mean"), ("DL502", "self.std = std"),

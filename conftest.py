@@ -15,7 +15,6 @@ instead (tests/site/conftest.py).
 
 from __future__ import annotations
 
-import gc
 import json
 import os
 import resource
@@ -174,7 +173,7 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem):  # noqa: ANN001 - pyte
     yield
     # A subprocess whose Popen object was dropped before it ended is reaped (and its CPU time counted) only when
     # the next one starts, in whichever test that is: reap the ones that have ended now, so that they count here.
-    gc.collect()
+    # (No gc.collect() here: over a heap holding torch it costs a tenth of a second a test, minutes a run.)
     getattr(subprocess, "_cleanup", lambda: None)()
     after = _cpu_seconds()
     _CPU["last"] = after

@@ -111,7 +111,7 @@ PICTURES: dict[str, Picture] = {
     "02-dataparallel": Picture(
         "02-dataparallel",
         before=Scene(
-            (Place("cpu", (_t("model_ft", "parameters", "bad", "never_moved"),
+            (Place("cpu", (_t("model_ft", "parameters", "bad", "left_by_two_ids"),
                            _t("class_weights", "loss_weight", "bad"),
                            _t("net = torch.nn.DataParallel(model_ft)", "wrapper_unused", "", "", True))),
              Place("cuda:0", (_t("inputs", "batch"), _t("labels", "labels")))),
@@ -296,6 +296,7 @@ messages.add({
     "picture.note.stayed": {"en": "still here", "zh": "还在这里"},
     "picture.note.thrown_away": {"en": "thrown away", "zh": "被丢掉了"},
     "picture.note.never_moved": {"en": "never moved", "zh": "从没移动过"},
+    "picture.note.left_by_two_ids": {"en": "left here (2+ GPUs)", "zh": "多卡时留在这里"},
     "picture.note.wrapped": {"en": "wrapped, same name", "zh": "包装后沿用原名"},
     "picture.note.one_level_down": {"en": "left behind", "zh": "被留下了"},
     "picture.note.not_moved": {"en": "not moved by .to()", "zh": ".to() 不移动它"},

@@ -76,6 +76,8 @@ def _counts(entries) -> str:
 
 
 def _render(node, budget: list[int], small: bool) -> str:
+    from .debug import _shape_text  # debug imports this module: its table and this tree write shapes alike
+
     rows = []
     for key, value in node.items():
         if isinstance(key, tuple):
@@ -84,7 +86,7 @@ def _render(node, budget: list[int], small: bool) -> str:
                 continue
             budget[0] -= not entry.odd
             mark = f'<b style="color:{_BAD}">✗ </b>' if entry.odd else ""
-            shape = "(" + ", ".join(str(size) for size in entry.shape) + ("," if len(entry.shape) == 1 else "") + ")"
+            shape = _shape_text(entry.shape)
             style = f"border-left:3px solid {_BAD};padding-left:.4em" if entry.odd else "padding-left:calc(.4em + 3px)"
             rows.append(f'<li style="{style}">{mark}<span style="{_MONO}">{_esc(key[0])}</span> '
                         f'<span style="opacity:.7">{_esc(messages.text(f"debug.kind.{entry.kind}"))}</span> '

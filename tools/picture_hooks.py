@@ -44,7 +44,10 @@ def on_page_content(html_text: str, page, config, files) -> str:
 
 
 def on_post_build(config) -> None:
-    """Every chapter's figure, per language, for the paste page."""
+    """Every chapter's figure, per language, for the paste page: once, in the default language's build (each
+    language's build would otherwise write the same files again)."""
+    if (config["theme"].get("language") or "en") != "en":
+        return
     for lang in messages.LANGUAGES:
         folder = Path(config["site_dir"]) / "assets" / "pictures" / lang
         folder.mkdir(parents=True, exist_ok=True)

@@ -28,6 +28,7 @@ from .messages import add, text
 SCRIPT = Path(__file__).with_name("ddp_train.py")
 # The lines the course's script prints for each rank: "rank 1 | device cpu | epoch 2 | loss 0.412 | ..."
 RANK_LINE = re.compile(r"^rank (?P<rank>\d+) \| (?P<rest>.*)$")
+RANK_START = re.compile(r"(?=rank \d+ \| )")
 FAILED_LINE = re.compile(r"^\[rank(?P<rank>\d+)\]: (?P<error>[\w.]*(?:Error|Exception)\b.*)$")
 FIELD = re.compile(r"(?P<name>[a-z_]+) (?P<value>\S+)")
 
@@ -152,9 +153,12 @@ def _launch_once(script: str | Path, nproc: int, args: Sequence[str], timeout: f
     run = DDPRun(command, None if timed_out else process.returncode, "\n".join(lines),
                  time.monotonic() - started, timed_out, pid=process.pid)
     for line in lines:
-        found = RANK_LINE.match(line.strip())
-        if found:
-            run.ranks.setdefault(int(found["rank"]), []).append(found["rest"])
+        # Ranks share one pipe and `print` writes its text and its newline separately, so two ranks'
+        # lines can arrive joined ("rank 1 | attempt 2rank 0 | attempt 2"): read each piece on its own.
+        for piece in RANK_START.split(line.strip()):
+            found = RANK_LINE.match(piece.strip())
+            if found:
+                run.ranks.setdefault(int(found["rank"]), []).append(found["rest"])
     if echo:
         if run.timed_out:
             print(text("ddp.timed_out", seconds=int(timeout)))

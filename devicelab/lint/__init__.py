@@ -12,8 +12,8 @@ and exits with 1 when it finds anything. `# noqa: DL501` on a line silences that
 
 from __future__ import annotations
 
+from .catalogue import RULES, Rule
 from .core import Config, Configs, Problem, chapter_url, config_from_toml, lint_file, lint_paths, lint_text, load_config
-from .rules import RULES, Rule
 
 __all__ = ["RULES", "Config", "Configs", "Problem", "Rule", "chapter_url", "config_from_toml", "lint_file",
            "lint_paths", "lint_text", "load_config", "main"]

@@ -9,8 +9,8 @@ from pathlib import Path
 from urllib.parse import quote
 
 from ..messages import get_language
+from .catalogue import RULES
 from .core import UNREADABLE, Configs, Problem, chapter_url, config_from_toml, iter_files, lint_file
-from .rules import RULES
 
 
 def main(argv: list[str] | None = None) -> int:

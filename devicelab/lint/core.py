@@ -16,8 +16,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..explain import chapter_url, site_url  # noqa: F401 - site_url: part of this module's interface
-from .analysis import Analysis, Finding
-from .rules import REASONS, RULES
+from .analysis import Analysis
+from .catalogue import REASONS, RULES
+from .values import Finding
 
 _NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
 _MAGIC = re.compile(r"^(\s*)(?:[\w.,\s]+=\s*)?[!%]")
@@ -301,15 +302,15 @@ def parse(text: str) -> ast.Module:
         raise Unreadable("nesting") from None
 
 
-def analyse(text: str) -> list[Finding]:
+def analyse(text: str, path: str | Path | None = None) -> list[Finding]:
     """Every finding in Python source text (no noqa, no configuration); SyntaxError or Unreadable when it cannot be
-    read."""
+    read. `path`, the file it was read from, lets the analysis read the project's own modules it imports."""
     tree = parse(text)
     if "torch" not in text and "timm" not in text:
         return []  # every rule is about a name from torch (or a model from timm)
     try:
         with _no_cycle_collection():
-            return Analysis(tree).run()
+            return Analysis(tree, path).run()
     except RecursionError:  # an expression nested deeper than the analysis follows
         raise Unreadable("nesting") from None
 
@@ -326,7 +327,7 @@ def lint_source(source: Source, path: str, config: Config | None = None) -> list
     does not parse is one DL000 finding; a notebook is read without its broken cells (the first one named)."""
     config = config or Config()
     try:
-        findings = analyse(source.text)
+        findings = analyse(source.text, path)
     except SyntaxError as error:
         if source.origin and source.origin[0][0] is not None:
             return _lint_cells_one_by_one(source, path, config)

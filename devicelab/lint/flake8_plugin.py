@@ -12,8 +12,8 @@ from typing import Any
 
 from .. import __version__
 from .analysis import Analysis
+from .catalogue import RULES
 from .core import chapter_url
-from .rules import RULES
 
 
 class Plugin:

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from devicelab.lint import RULES, Config, config_from_toml, lint_file, lint_text, main
-from devicelab.lint.analysis import DEPRECATED_AMP
 from devicelab.lint.core import cells_source, lint_source
+from devicelab.lint.vocabulary import DEPRECATED_AMP
 
 FIXTURES = Path(__file__).parent / "fixtures"
 EXPECT = re.compile(r"#\s*expect:\s*(DL\d+)")
@@ -166,7 +166,7 @@ def test_the_linter_itself_needs_no_torch() -> None:
     import ast as python_ast
 
     package = Path(__file__).resolve().parents[2] / "devicelab" / "lint"
-    for module in package.glob("*.py"):
+    for module in package.rglob("*.py"):
         tree = python_ast.parse(module.read_text(encoding="utf-8"))
         imported = {alias.name.split(".")[0] for node in python_ast.walk(tree) if isinstance(node, python_ast.Import)
                     for alias in node.names}

@@ -8,7 +8,8 @@ import time
 from pathlib import Path
 
 from devicelab.lint import lint_text
-from devicelab.lint.analysis import SHARED_NODES, Analysis
+from devicelab.lint.analysis import Analysis
+from devicelab.lint.tree import SHARED_NODES
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
 from bench_lint import SNIPPETS, training_code  # noqa: E402

@@ -1,4 +1,5 @@
-"""The rules of `devicelab lint`: each has a code, a one-line message in both languages and its chapter."""
+"""The catalogue of `devicelab lint`'s rules: each has a code, a one-line message in both languages, a summary and
+its chapter. The rules themselves are in rules/, one module each."""
 
 from __future__ import annotations
 
@@ -49,11 +50,25 @@ RULES: dict[str, Rule] = {
             summary={"en": "`x.to(device)` / `x.cuda()` on a tensor, the result thrown away",
                      "zh": "对张量调用 `x.to(device)` / `x.cuda()`，结果却被丢掉"}),
         Rule("DL102", "01-devices", {
-            "en": ".numpy() on a tensor that may live on the GPU: call .cpu() first (.detach().cpu().numpy())",
-            "zh": "对可能在 GPU 上的张量调用了 .numpy()：先调用 .cpu()（.detach().cpu().numpy()）",
+            "en": "{call} on a tensor that may live on the GPU: NumPy and Matplotlib read CPU memory only; "
+                  "call .cpu() first (.detach().cpu().numpy())",
+            "zh": "对可能在 GPU 上的张量调用了 {call}：NumPy 和 Matplotlib 只能读取 CPU 内存；"
+                  "先调用 .cpu()（.detach().cpu().numpy()）",
         },
-            summary={"en": "`.numpy()` on a tensor from a moved model or a device, without `.cpu()`",
-                     "zh": "对来自已移动模型或设备上的张量调用 `.numpy()`，却没有先 `.cpu()`"}),
+            summary={"en": "a tensor on the device handed to NumPy or Matplotlib (`.numpy()`, `np.array(t)`, "
+                           "`plt.plot(t)`) without `.cpu()`",
+                     "zh": "把设备上的张量交给 NumPy 或 Matplotlib（`.numpy()`、`np.array(t)`、`plt.plot(t)`），"
+                           "却没有先 `.cpu()`"}),
+        Rule("DL103", "01-devices", {
+            "en": "{call} needs CUDA, and this script never checks that there is one: on a laptop, a CPU runtime "
+                  "or a Mac it stops here; pick the device "
+                  "(device = \"cuda\" if torch.cuda.is_available() else \"cpu\") and use .to(device)",
+            "zh": "{call} 需要 CUDA，而这个脚本从不检查有没有 CUDA：在笔记本电脑、CPU 运行时或 Mac 上会在这里停下；"
+                  "请先选择设备（device = \"cuda\" if torch.cuda.is_available() else \"cpu\"），再用 .to(device)",
+        },
+            summary={"en": "`.cuda()` or `map_location=\"cuda\"` in a script that never checks whether CUDA is "
+                           "available",
+                     "zh": "从不检查 CUDA 是否可用的脚本里出现 `.cuda()` 或 `map_location=\"cuda\"`"}),
         Rule("DL301", "03-embedding", {
             "en": "`{name}` is still on the CPU here, while the model (or the other tensor) is on the device: "
                   "move inputs and labels with the model ({name} = {name}.to(device))",
@@ -94,6 +109,47 @@ RULES: dict[str, Rule] = {
         },
             summary={"en": "a layer with parameters or buffers built inside `forward`",
                      "zh": "在 `forward` 里构造的带参数或缓冲区的层"}),
+        Rule("DL504", "05-inside", {
+            "en": "{call}(...) without device= makes a CPU tensor, which then meets `{other}` on the device; "
+                  "make it there (device={other}.device), or from it ({other}.new_zeros(...), torch.zeros_like)",
+            "zh": "没有 device= 的 {call}(...) 创建的是 CPU 张量，随后却与设备上的 `{other}` 一起运算；"
+                  "请直接在那里创建（device={other}.device），或从它构造（{other}.new_zeros(...)、torch.zeros_like）",
+        }, fixable=True,
+            summary={"en": "a tensor factory without `device=` in a function (a loss, a metric, NMS, validation) "
+                           "whose result meets a tensor on the device",
+                     "zh": "函数（损失、指标、NMS、验证）里没有 `device=` 的张量工厂函数，"
+                           "其结果与设备上的张量一起运算"}),
+        Rule("DL601", "06-multigpu", {
+            "en": "DistributedDataParallel(..., device_ids={ids}) wraps `{name}`, which is still on the CPU: DDP "
+                  "raises; put each process's model on its own GPU first (torch.cuda.set_device(local_rank); "
+                  "{name}.to(local_rank)), then wrap",
+            "zh": "DistributedDataParallel(..., device_ids={ids}) 包装的 `{name}` 仍在 CPU 上：DDP 会直接报错；"
+                  "请先把每个进程的模型放到它自己的 GPU 上"
+                  "（torch.cuda.set_device(local_rank)；{name}.to(local_rank)），再包装",
+        },
+            summary={"en": "`DistributedDataParallel(model, device_ids=[...])` around a model still on the CPU",
+                     "zh": "`DistributedDataParallel(model, device_ids=[...])` 包装了仍在 CPU 上的模型"}),
+        Rule("DL602", "06-multigpu", {
+            "en": "`{name}` was moved with a bare .cuda() / \"cuda\", the current GPU: cuda:0 in every process, "
+                  "since this script never calls torch.cuda.set_device(...); device_ids={ids} names another one. "
+                  "Call torch.cuda.set_device(local_rank) first, or move it with {name}.to(local_rank)",
+            "zh": "`{name}` 是用不带参数的 .cuda() / \"cuda\" 移动的，也就是当前 GPU：这个脚本从不调用 "
+                  "torch.cuda.set_device(...)，所以每个进程都是 cuda:0；而 device_ids={ids} 指的是另一块。"
+                  "请先调用 torch.cuda.set_device(local_rank)，或者用 {name}.to(local_rank) 移动",
+        },
+            summary={"en": "a DDP model moved to the current GPU (`.cuda()`) in a script that never calls "
+                           "`torch.cuda.set_device(local_rank)`",
+                     "zh": "在从不调用 `torch.cuda.set_device(local_rank)` 的脚本里，"
+                           "DDP 模型被移到当前 GPU（`.cuda()`）"}),
+        Rule("DL603", "06-multigpu", {
+            "en": "`{name}` is on the CPU, and {call} under the NCCL backend takes GPU tensors only: make it on "
+                  "the process's GPU (device=...) or move it ({name}.to(device)) first",
+            "zh": "`{name}` 在 CPU 上，而 NCCL 后端下的 {call} 只接受 GPU 张量：请在本进程的 GPU 上创建它"
+                  "（device=...），或者先移动它（{name}.to(device)）",
+        },
+            summary={"en": "a CPU tensor handed to a collective (`dist.all_reduce`, `broadcast`, `all_gather`) "
+                           "under the NCCL backend",
+                     "zh": "在 NCCL 后端下把 CPU 张量交给集合通信（`dist.all_reduce`、`broadcast`、`all_gather`）"}),
         Rule("DL701", "07-checkpoints", {
             "en": "torch.load without map_location: a checkpoint saved on a GPU fails to load on a machine "
                   "without one; pass map_location (\"cpu\" or your device)",

@@ -1,0 +1,99 @@
+"""DL103: a runnable script or notebook that can only run with CUDA, and never asks whether CUDA is there
+(chapter 01): `.cuda()` or `torch.load(..., map_location="cuda")` fails on a laptop, a CPU runtime or a Mac.
+
+Flagged once per file, at its first such call (and at each `torch.load(map_location="cuda")`, a separate fix),
+only when the file is meant to be run (a notebook, an `if __name__ == "__main__":` block, or a loop or a call at
+module level), and nothing in it checks for a device: no `torch.cuda.is_available()` / `device_count()`, no
+`torch.accelerator` or `torch.backends.mps`, no command-line option or setting about the device (`--cuda`,
+`--device`, `--gpu`, `args.cuda`, `cfg.device`, `use_cuda`, `no_cuda`), no CUDA_VISIBLE_DEVICES, no
+distributed process group (a multi-GPU program expects GPUs).
+
+Not flagged: modules of a library (only definitions at top level); `.to("cuda")` and `torch.device("cuda")`
+(often the one place a script names its device, and noisy in snippets); `torch.cuda.*` calls (synchronize,
+memory statistics, seeds: many are no-ops without a GPU); `"cuda"` in a conditional expression."""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from ..tree import FUNCTIONS, is_cuda_literal, keyword
+from .base import Check
+
+DEVICE_SETTING = re.compile(r"^(use_|no_|has_|with_|n)?(cuda|gpu|gpus|gpu_ids?|device|devices|cpu|local_rank)$",
+                            re.IGNORECASE)
+DEVICE_CHECKS = frozenset({"is_available", "device_count", "current_accelerator", "is_built", "accelerator",
+                           "init_process_group", "mps"})
+SETTINGS = frozenset({"args", "opt", "opts", "cfg", "config", "conf", "hparams", "hp", "params", "flags", "FLAGS",
+                      "options", "self", "settings"})
+
+
+class CudaWithoutCheck(Check):
+    """A script that only runs where there is CUDA."""
+
+    code = "DL103"
+
+    def file(self) -> None:
+        a = self.a
+        calls = [c for c in a.nodes_of(ast.Call) if isinstance(c.func, ast.Attribute) and c.func.attr in (
+            "cuda", "load") or isinstance(c.func, ast.Name) and c.func.id == "load"]
+        found = [(call, kind) for call in sorted(calls, key=lambda c: (c.lineno, c.col_offset))
+                 if (kind := self.cuda_only(call))]
+        if not found or not self.runnable() or self.checks_device():
+            return
+        first = next((call for call, kind in found if kind != "map_location"), None)
+        for call, kind in found:
+            if kind == "map_location" or call is first:
+                self.a.add(self.code, call, call=ast.unparse(call.func) + "(...)" if kind != "method" else (
+                    f".{call.func.attr}(...)"))
+
+    def cuda_only(self, call: ast.Call) -> str:
+        """"method" for x.cuda(), "map_location" for torch.load(..., map_location="cuda"); "" for anything
+        else."""
+        func = call.func
+        if isinstance(func, ast.Attribute) and func.attr == "cuda" and not keyword(call, "device") and all(
+                isinstance(arg, ast.Constant) for arg in call.args) and self.a.resolve(func) is None:
+            return "method"
+        name = self.a.resolve(func)
+        if name == "torch.load":
+            where = keyword(call, "map_location") or (call.args[1] if len(call.args) > 1 else None)
+            if is_cuda_literal(where) or isinstance(where, ast.Call) and self.a.resolve(where.func) == (
+                    "torch.device") and where.args and is_cuda_literal(where.args[0]):
+                return "map_location"
+        return ""
+
+    def runnable(self) -> bool:
+        """A notebook, a script with a `__main__` block, or code that runs at module level (a loop, a call)."""
+        a = self.a
+        if a.path is not None and a.path.suffix == ".ipynb":
+            return True
+        for stmt in a.tree.body:
+            if isinstance(stmt, ast.If) and "__main__" in ast.unparse(stmt.test):
+                return True
+            if isinstance(stmt, (ast.For, ast.While, ast.With)):
+                return True
+            if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
+                return True
+        return False
+
+    def checks_device(self) -> bool:
+        """Whether anything in the file asks which device there is (see the module's docstring)."""
+        a = self.a
+        for node in a.nodes_of(ast.Attribute):
+            if node.attr in DEVICE_CHECKS:
+                return True
+            if DEVICE_SETTING.match(node.attr) and isinstance(node.value, ast.Name) and node.value.id in SETTINGS:
+                return True
+        for node in a.nodes_of(ast.Name):
+            if DEVICE_SETTING.match(node.id) and node.id.lower() not in ("device", "devices", "cpu", "gpu", "cuda") \
+                    or node.id in DEVICE_CHECKS:
+                return True
+        for node in a.nodes_of(ast.Constant):
+            text = node.value if isinstance(node.value, str) else ""
+            if "CUDA_VISIBLE_DEVICES" in text or text.startswith("--") and any(
+                    word in text.lower() for word in ("cuda", "gpu", "cpu", "device")):
+                return True
+        for node in a.nodes_of(*FUNCTIONS):
+            if any(DEVICE_SETTING.match(arg.arg) and arg.arg not in ("cpu",) for arg in node.args.args):
+                return True  # a device handed in by the caller
+        return False

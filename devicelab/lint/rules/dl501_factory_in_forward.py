@@ -1,0 +1,279 @@
+"""DL501: a tensor factory without `device=` in a model's forward, or in what forward calls (chapter 05).
+
+Not flagged: a factory whose result goes to the device at once (`.to(x.device)`, `.type_as(x)`) or later, only
+indexes (`x[idx]`), is filled and returned, or only feeds Python (`if`, `while`, `range`, `len`, `int`,
+`.item()`, a `for`, its `.shape`); one under `with torch.device(...)` or `torch.set_default_device`; torch.tensor
+of a number; a helper whose callers all move what it returns."""
+
+from __future__ import annotations
+
+import ast
+
+from ..tree import has_double_star, is_literal_data, is_number, keyword
+from ..vocabulary import (
+    FACTORIES,
+    LEGACY_TYPES,
+    PYTHON_ONLY_ATTRIBUTES,
+    PYTHON_ONLY_CALLS,
+    PYTHON_ONLY_METHODS,
+    TENSOR_FUNCTIONS,
+    TENSOR_METHODS,
+)
+from .base import Check
+
+
+class FactoryInForward(Check):
+    """Born on the CPU when the model is on the GPU."""
+
+    code = "DL501"
+
+    def file(self) -> None:
+        own, helpers = self.a.forward_reach()
+        for cls, fns in own.items():
+            self.check_factories(cls, fns)
+        if helpers:
+            reached = [fn for fns in own.values() for fn in fns]
+            self.check_factories("", helpers, reached + helpers)
+
+    def check_factories(self, cls: str, fns: list[ast.FunctionDef],
+                        callers: list[ast.FunctionDef] | None = None) -> None:
+        """DL501: a tensor factory in forward (or what it calls) without device=. Not flagged: a factory whose
+        result goes to the device at once (`.to(x.device)`, `.type_as(x)`) or later, only indexes (`x[idx]`), is
+        filled and returned, or only feeds Python (`if`, `while`, `range`, `len`, `int`, `.item()`, a `for`, its
+        `.shape`); one under `with torch.device(...)` or `torch.set_default_device`; torch.tensor of a number."""
+        if self.a.default_device:
+            return
+        for fn in fns:
+            if fn.name != "forward" and self._result_moved_by_callers(fn, callers or fns):
+                continue  # a helper that builds on the CPU for callers that move what it returns
+            input_name = self._tensor_input(fn) if fn.name == "forward" else None
+            moved_names = self._names_moved_later(fn)
+            device_contexts = self._device_context_lines(fn)
+            for node in self.a.walk(fn):
+                if not isinstance(node, ast.Call):
+                    continue
+                name = self.a.resolve(node.func) or ""
+                short = name.rsplit(".", 1)[-1]
+                if not (name.startswith("torch.") and name.count(".") == 1 and (
+                        short in FACTORIES or short in LEGACY_TYPES)):
+                    continue
+                if keyword(node, "device") is not None or has_double_star(node) or keyword(node, "out") is not None:
+                    continue
+                if short in ("tensor", "as_tensor") and not (node.args and is_literal_data(node.args[0])):
+                    continue  # torch.tensor(x) of a tensor keeps its device
+                if short in ("tensor", "as_tensor") and is_number(node.args[0]):
+                    continue  # a 0-dim CPU tensor acts as a number in element-wise operations
+                if short == "Tensor" and not node.args:
+                    continue
+                if node.lineno in device_contexts:
+                    continue
+                parent = self.a._parent(fn, node)
+                if self._moved_at_once(fn, node) or self._only_indexes(fn, node, parent, moved_names) or (
+                        self._feeds_python_only(fn, node)):
+                    continue
+                fix = None
+                if input_name and short not in LEGACY_TYPES and short != "from_numpy":
+                    fix = {"kind": "device", "input": input_name}
+                label = "torch." + short if name == f"torch.{short}" else name
+                self.a.add(self.code, node, fix, call=label)
+
+    def _result_moved_by_callers(self, fn: ast.FunctionDef, callers: list[ast.FunctionDef]) -> bool:
+        """Every call of `fn` (self.fn(...) or fn(...)) moves the result: `.to(device)` at once, or later."""
+        sites: list[tuple[ast.AST, ast.Call]] = []
+        for caller in callers:
+            for node in self.a.walk(caller):
+                if isinstance(node, ast.Call) and (
+                        isinstance(node.func, ast.Attribute) and node.func.attr == fn.name
+                        and isinstance(node.func.value, ast.Name) and node.func.value.id == "self"
+                        or isinstance(node.func, ast.Name) and node.func.id == fn.name):
+                    sites.append((caller, node))
+        return bool(sites) and all(self._moved_at_once(caller, call) or self._flows_into_a_move(
+            caller, call, self._names_moved_later(caller)) for caller, call in sites)
+
+    def _tensor_input(self, fn: ast.FunctionDef) -> str | None:
+        """forward's first input, when the code shows it is a tensor (x.shape, x.device, x.size(), ...)."""
+        args = fn.args.args[1:]
+        if not args or fn.args.defaults and len(fn.args.defaults) >= len(args):
+            return None
+        name = args[0].arg
+        if args[0].annotation is not None and self.a.resolve(args[0].annotation) not in ("torch.Tensor",):
+            return None
+        for node in self.a.walk(fn):
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == name and (
+                    node.attr in ("shape", "size", "device", "dtype", "dim", "ndim", "view", "reshape", "unsqueeze",
+                                  "new_zeros", "new_ones", "new_empty", "new_full", "flatten", "transpose")):
+                return name
+        return None
+
+    def _parent(self, root: ast.AST, target: ast.AST) -> ast.AST | None:
+        index = self._index.get(id(target))
+        if index is None or self.nodes[index] is not target or self._parent_of[index] < 0:
+            return None
+        return self.nodes[self._parent_of[index]]
+
+    def _moved_at_once(self, fn: ast.AST, call: ast.Call) -> bool:
+        """torch.zeros(...).to(x.device), torch.arange(n).cuda(), torch.ones(...).type_as(x)."""
+        node: ast.AST = call
+        while True:
+            parent = self.a._parent(fn, node)
+            if isinstance(parent, ast.Call) and node in parent.args and isinstance(parent.func, ast.Name) and (
+                    parent.func.id in ("int", "float", "bool", "len")):
+                return True  # a Python number: no device
+            if isinstance(parent, ast.Attribute) and parent.value is node:
+                grand = self.a._parent(fn, parent)
+                if parent.attr in ("to", "cuda", "type_as", "item", "tolist") and isinstance(grand, ast.Call):
+                    return True
+                if isinstance(grand, ast.Call) and grand.func is parent and (
+                        parent.attr in TENSOR_METHODS or parent.attr.endswith("_")):  # .view(...), .uniform_(...)
+                    node = grand
+                    continue
+            if isinstance(parent, ast.Call) and node in parent.args and (
+                    self.a.resolve(parent.func) or "").removeprefix("torch.") in TENSOR_FUNCTIONS:
+                node = parent  # torch.exp(torch.empty(1).uniform_(a, b)).item(): where the result goes decides
+                continue
+            if isinstance(parent, ast.Compare):
+                return self._a_condition(fn, parent)  # `if torch.rand(1) < self.p:` asks for a Python bool
+            return False
+
+    def _feeds_python_only(self, fn: ast.AST, node: ast.AST, depth: int = 0) -> bool:
+        """A CPU tensor that never meets the device: only Python control flow reads it (the test of an `if`,
+        `while` or `assert`; `range(...)`, `len(...)`, `int(...)`; `.item()`, `.tolist()`; a `for` over it) or its
+        shape (`.shape`, `.size()`, `.numel()`), at once, through its own methods (`t.sum().item()`), or through a
+        name that is read only so."""
+        while True:
+            parent = self.a._parent(fn, node)
+            if isinstance(parent, ast.Attribute) and parent.value is node:
+                if parent.attr in PYTHON_ONLY_ATTRIBUTES:
+                    return True
+                grand = self.a._parent(fn, parent)
+                if isinstance(grand, ast.Call) and grand.func is parent and parent.attr in PYTHON_ONLY_METHODS:
+                    return True
+                if isinstance(grand, ast.Call) and grand.func is parent and (
+                        parent.attr in TENSOR_METHODS or parent.attr in ("any", "all")):
+                    node = grand  # t.long(), t.sum(), (t > 0).any(): where the result goes decides
+                    continue
+                return False
+            if isinstance(parent, ast.Call) and node in parent.args and isinstance(parent.func, ast.Name) and (
+                    parent.func.id in PYTHON_ONLY_CALLS):
+                return True
+            if isinstance(parent, ast.Compare) and all(
+                    is_number(other) for other in [parent.left, *parent.comparators] if other is not node):
+                node = parent  # t > 0.5: a comparison with a number stays on the tensor's device
+                continue
+            if isinstance(parent, (ast.For, ast.comprehension)) and parent.iter is node:
+                return True  # `for i in torch.arange(n)`: Python's loop, over 0-dim tensors
+            if isinstance(parent, (ast.If, ast.While, ast.Assert, ast.IfExp)) and parent.test is node or (
+                    isinstance(parent, (ast.BoolOp, ast.UnaryOp)) and self._a_condition(fn, parent)):
+                return True
+            if isinstance(parent, ast.Assign) and len(parent.targets) == 1 and isinstance(
+                    parent.targets[0], ast.Name) and depth < 2:
+                name = parent.targets[0].id
+                loads = [n for n in self.a.walk(fn) if isinstance(n, ast.Name) and n.id == name and isinstance(
+                    n.ctx, ast.Load)]
+                return bool(loads) and all(self._feeds_python_only(fn, load, depth + 1) for load in loads)
+            return False
+
+    def _a_condition(self, fn: ast.AST, node: ast.AST) -> bool:
+        """Whether an expression is (part of) the test of an if, while, assert or conditional expression."""
+        while True:
+            parent = self.a._parent(fn, node)
+            if isinstance(parent, (ast.BoolOp,)) or isinstance(parent, ast.UnaryOp) and isinstance(parent.op, ast.Not):
+                node = parent
+                continue
+            return isinstance(parent, (ast.If, ast.While, ast.Assert, ast.IfExp)) and parent.test is node
+
+    def _names_moved_later(self, fn: ast.AST) -> set[str]:
+        """Names that the function moves somewhere: `mask = mask.to(x.device)`, `t.cuda()`."""
+        moved = set()
+        for node in self.a.walk(fn):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in (
+                    "to", "cuda", "type_as") and isinstance(node.func.value, ast.Name):
+                moved.add(node.func.value.id)
+        return moved
+
+    def _device_context_lines(self, fn: ast.AST) -> set[int]:
+        """Lines inside `with torch.device(...)` (a factory there is born on that device)."""
+        lines: set[int] = set()
+        for node in self.a.walk(fn):
+            if isinstance(node, (ast.With, ast.AsyncWith)) and any(
+                    isinstance(item.context_expr, ast.Call) and self.a.resolve(item.context_expr.func) == "torch.device"
+                    for item in node.items):
+                for inner in self.a.walk(node):
+                    if hasattr(inner, "lineno"):
+                        lines.add(inner.lineno)
+        return lines
+
+    def _only_indexes(self, fn: ast.AST, call: ast.Call, parent: ast.AST | None, moved: set[str]) -> bool:
+        """A CPU index tensor indexing another tensor is allowed: x[torch.arange(n), labels]."""
+        if self._in_subscript_slice(fn, call):
+            return True
+        statement: ast.AST | None = call
+        while statement is not None and not isinstance(statement, ast.stmt):
+            statement = self.a._parent(fn, statement)
+        if isinstance(parent, ast.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Name) \
+                and parent.targets[0].id in moved:
+            return True
+        if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(
+                statement.targets[0], ast.Name):
+            name = statement.targets[0].id
+            loads = [n for n in self.a.walk(fn) if isinstance(n, ast.Name) and n.id == name and isinstance(
+                n.ctx, ast.Load)]
+            if loads and all(self._in_subscript_slice(fn, n) for n in loads):
+                return True
+            if loads and parent is statement and all(self._filled_or_returned(fn, n) for n in loads):
+                return True  # a CPU result the method fills and hands back: no device meets it here
+        return self._flows_into_a_move(fn, call, moved)
+
+    def _filled_or_returned(self, fn: ast.AST, name: ast.Name) -> bool:
+        """`out[i] = ...` (filling it) or `return out` / `return out, other`."""
+        parent = self.a._parent(fn, name)
+        if isinstance(parent, ast.Subscript) and parent.value is name and isinstance(parent.ctx, ast.Store):
+            return True
+        if isinstance(parent, ast.Tuple):
+            parent = self.a._parent(fn, parent)
+        return isinstance(parent, ast.Return)
+
+    def _flows_into_a_move(self, fn: ast.AST, call: ast.Call, moved: set[str]) -> bool:
+        """The CPU tensor only feeds values that the function later moves: `t = ...; table[...] = t ...;
+        return table.to(device)` builds on the CPU and moves the result."""
+        statement: ast.AST | None = call
+        while statement is not None and not isinstance(statement, ast.stmt):
+            statement = self.a._parent(fn, statement)
+        if not isinstance(statement, (ast.Assign, ast.AnnAssign)):
+            return False
+        targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+        tainted = {n.id for t in targets for n in self.a.walk(t) if isinstance(n, ast.Name)}
+        later = sorted((n for n in self.a.walk(fn) if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign))
+                        and n.lineno > (statement.end_lineno or statement.lineno)), key=lambda n: n.lineno)
+        for node in later:
+            if node.value is None or not any(
+                    isinstance(n, ast.Name) and n.id in tainted for n in self.a.walk(node.value)):
+                continue
+            for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                base = target
+                while isinstance(base, (ast.Subscript, ast.Attribute)):
+                    base = base.value
+                tainted |= {n.id for n in self.a.walk(base) if isinstance(n, ast.Name)}
+        end = statement.end_lineno or statement.lineno
+        moved_after = {node.func.value.id for node in self.a.walk(fn) if isinstance(node, ast.Call) and isinstance(
+            node.func, ast.Attribute) and node.func.attr in ("to", "cuda", "type_as") and isinstance(
+            node.func.value, ast.Name) and node.lineno > end}
+        return bool(tainted & moved & moved_after)
+
+    def _in_subscript_slice(self, fn: ast.AST, target: ast.AST) -> bool:
+        node = target
+        while True:
+            parent = self.a._parent(fn, node)
+            if parent is None or isinstance(parent, (ast.stmt,)):
+                return False
+            if isinstance(parent, ast.Subscript) and parent.slice is node:
+                return True
+            if isinstance(parent, ast.Tuple):
+                node = parent
+                continue
+            if isinstance(parent, ast.Attribute) and parent.value is node and parent.attr in TENSOR_METHODS:
+                grand = self.a._parent(fn, parent)
+                if isinstance(grand, ast.Call) and grand.func is parent:  # idx.long(), idx.view(-1)
+                    node = grand
+                    continue
+            return False

@@ -423,6 +423,10 @@ class Analysis:
                 if isinstance(node, ast.Attribute) and node.attr in TENSOR_EVIDENCE and isinstance(
                         node.value, ast.Name) and node.value.id in names:
                     evidence.add(node.value.id)
+                elif isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Name) and (
+                        node.args[0].id in names) and isinstance(node.func, ast.Attribute) and self._tensor_function(
+                        self.resolve(node.func)):
+                    evidence.add(node.args[0].id)  # torch.sigmoid(x), F.log_softmax(x): x is a tensor
         for arg in args:
             env[arg.arg] = Value("param", name=arg.arg)
             annotation = self.resolve(arg.annotation) if arg.annotation is not None else None
@@ -437,6 +441,11 @@ class Analysis:
         if owner and plain_method and fn.name != "__init__" and fn.args.args:
             env[fn.args.args[0].arg] = Value("instance", name=owner)  # self: its attributes are known
         return env
+
+    @staticmethod
+    def _tensor_function(name: str | None) -> bool:
+        return bool(name) and (name.startswith("torch.nn.functional.") or name.startswith("torch.") and (
+            name.count(".") == 1 and name[6:] in TENSOR_FUNCTIONS))
 
     def attribute_value(self, cls: str, attr: str) -> Value | None:
         """What `self.attr` holds in the methods of a local class: what its methods assign to it (all of them
@@ -565,12 +574,20 @@ class Analysis:
         if isinstance(node, ast.BinOp):
             left, right = self.value(node.left, env), self.value(node.right, env)
             tensors = [v for v in (left, right) if v is not None and v.kind == "tensor"]
-            if tensors and all((v is not None and v.kind == "tensor") or self._is_plain_number(n)
-                               for v, n in ((left, node.left), (right, node.right))):
-                device = any(v.device for v in tensors)
-                origins = [v.origin for v in tensors if v.origin is not None]
-                return Value("tensor", device=device, scalar=all(v.scalar for v in tensors),
-                             known=all(v.known for v in tensors), origin=origins[0] if origins and not device else None)
+            if not tensors:
+                return None
+            device = any(v.device for v in tensors)
+            origins = [v.origin for v in tensors if v.origin is not None]
+            origin = origins[0] if origins and not device else None
+            if all((v is not None and v.kind == "tensor") or self._is_plain_number(n)
+                   for v, n in ((left, node.left), (right, node.right))):
+                known = all(v.known for v in tensors)
+                return Value("tensor", device=device, scalar=all(v.scalar for v in tensors), known=known,
+                             origin=origin, name="" if known else next((v.name for v in tensors if v.name), ""))
+            if len(tensors) == 1 and None in (left, right):  # t ** gamma: where t is (or an error)
+                single = tensors[0]
+                return Value("tensor", device=single.device, known=single.known and single.device,
+                             origin=single.origin, name=single.name)
             return None
         if isinstance(node, ast.Compare):
             left = self.value(node.left, env)
@@ -769,8 +786,9 @@ class Analysis:
             tensors = [a for a in args if a is not None and a.kind == "tensor"]
             others = [v for v, node in zip(args, flat) if not (v is not None and v.kind == "tensor") and not (
                 self._is_plain_number(node))]
-            return Value("tensor", device=any(a.device for a in tensors),
-                         known=bool(tensors) and all(a.known for a in tensors) and not others)
+            known = bool(tensors) and all(a.known for a in tensors) and not others
+            return Value("tensor", device=any(a.device for a in tensors), known=known,
+                         name="" if known else next((a.name for a in tensors if a.name and not a.known), ""))
         if name in PAIRS and call.args:  # torch.max(x, 1): (values, indices) on x's device
             first = self.value(call.args[0], env)
             if first is not None and first.kind == "tensor":

@@ -68,7 +68,7 @@ class FactoryMeetsDevice(Check):
                 (held := env.get(node.id)) is not None and held.origin is not None) for node in nodes):
             return  # nothing born on the CPU here
         for node in nodes:
-            if isinstance(node, (ast.BinOp, ast.Compare, ast.Call, ast.Subscript)):
+            if isinstance(node, (ast.BinOp, ast.AugAssign, ast.Compare, ast.Call, ast.Subscript)):
                 self.meet(walker, node, state["suspect"])
 
     def functions_with_factories(self) -> set[int]:
@@ -111,6 +111,8 @@ class FactoryMeetsDevice(Check):
             return
         if isinstance(node, ast.BinOp):
             operands = [node.left, node.right]
+        elif isinstance(node, ast.AugAssign):
+            operands = [node.target, node.value] if isinstance(node.target, ast.Name) else []
         elif isinstance(node, ast.Compare):
             if any(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in node.ops):
                 return

@@ -467,8 +467,11 @@ class Analysis:
         if not values:
             return None
         result = reduce(join, values)
-        if result is not None and result.kind in ("module", "moved") and self._moved_in_class(cls, attr):
+        moved = self._moved_in_class(cls, attr)
+        if result is not None and result.kind in ("module", "moved") and moved:
             result = replace(result, device=True, created=False)
+        elif result is None and moved == "statement":
+            result = Value("module", device=True)  # `self.model.to(device)` as a statement: a module, moved
         self._attributes[key] = result
         return result
 
@@ -503,14 +506,20 @@ class Analysis:
         self._self_stores[id(method)] = found
         return found
 
-    def _moved_in_class(self, cls: str, attr: str) -> bool:
+    def _moved_in_class(self, cls: str, attr: str) -> str:
+        """"statement" when a method moves `self.attr` in place (`self.model.to(device)` alone on its line),
+        "call" when it calls .to()/.cuda() on it otherwise, "" when no method does."""
+        found = ""
         for method in self.classes[cls].methods.values():
             self_name = method.args.args[0].arg if method.args.args else "self"
             for node in self.walk(method):
                 if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in (
-                        "to", "cuda") and self_attribute(node.func.value, self_name) == attr:
-                    return True
-        return False
+                        "to", "cuda") and self_attribute(node.func.value, self_name) == attr and (
+                        self.destination(node, {}) or (False, False))[0]:
+                    if isinstance(self.parent(node), ast.Expr):
+                        return "statement"
+                    found = "call"
+        return found
 
     def _attribute_stores(self) -> dict[str, tuple[set[int], dict[str, list[int]]]]:
         """Every `x.attr = ...` / `del x.attr` of the file, by attribute name (built once, so that asking about
@@ -687,10 +696,21 @@ class Analysis:
 
     def call_value(self, call: ast.Call, env: dict[str, Value | None]) -> Value | None:
         """What a call returns."""
+        func = call.func
+        if isinstance(func, ast.Name) and func.id not in env and func.id not in self.classes and (
+                func.id not in self.functions) and self.project():
+            from .project import definition
+
+            found = definition(self, func.id)
+            if found is not None:  # a class or a function of the project's own modules
+                other, there = found
+                if there in other.classes:
+                    return Value("module", created=True, name=func.id) if other.is_module_class(there) else None
+                returned = other.returns(there)
+                return replace(returned, origin=None) if returned is not None else None
         name = self.resolve(call.func)
         if name:
             return self._library_call(call, name, env)
-        func = call.func
         if isinstance(func, ast.Name):
             if func.id in self.classes:
                 if self.is_module_class(func.id):
@@ -698,16 +718,6 @@ class Analysis:
                 return Value("instance", name=func.id)
             if func.id in self.functions:
                 return self.returns(func.id)
-            if func.id not in env and self.project():
-                from .project import definition
-
-                found = definition(self, func.id)
-                if found is not None:
-                    other, there = found
-                    if there in other.classes:
-                        return Value("module", created=True, name=func.id) if other.is_module_class(there) else None
-                    returned = other.returns(there)
-                    return replace(returned, origin=None) if returned is not None else None
         target = self.value(func, env) if isinstance(func, (ast.Name, ast.Attribute)) else None
         if isinstance(func, ast.Name) or target is not None and target.kind in ("module", "moved"):
             if target is not None and target.kind == "module":  # a model's output, or a loss

@@ -2,11 +2,12 @@
 (chapter 01): `.cuda()` or `torch.load(..., map_location="cuda")` fails on a laptop, a CPU runtime or a Mac.
 
 Flagged once per file, at its first such call (and at each `torch.load(map_location="cuda")`, a separate fix),
-only when the file is meant to be run (a notebook, an `if __name__ == "__main__":` block, or a loop or a call at
-module level), and nothing in it checks for a device: no `torch.cuda.is_available()` / `device_count()`, no
-`torch.accelerator` or `torch.backends.mps`, no command-line option or setting about the device (`--cuda`,
-`--device`, `--gpu`, `args.cuda`, `cfg.device`, `use_cuda`, `no_cuda`), no CUDA_VISIBLE_DEVICES, no
-distributed process group (a multi-GPU program expects GPUs).
+only when the file is meant to be run (a notebook, an `if __name__ == "__main__":` block, a loop or a call at
+module level, or the CUDA-only call itself at module level), and nothing in it checks for a device: no
+`torch.cuda.is_available()` / `device_count()`, no `torch.accelerator` or `torch.backends.mps`, no command-line
+option or setting about the device (`--cuda`, `--device`, `--gpu`, `args.cuda`, `cfg.device`, `use_cuda`,
+`no_cuda`), no function parameter named for a device (`device`, `gpu`, `local_rank`: the caller picks it), no
+CUDA_VISIBLE_DEVICES, no distributed process group (a multi-GPU program expects GPUs).
 
 Not flagged: modules of a library (only definitions at top level); `.to("cuda")` and `torch.device("cuda")`
 (often the one place a script names its device, and noisy in snippets); `torch.cuda.*` calls (synchronize,
@@ -39,7 +40,8 @@ class CudaWithoutCheck(Check):
             "cuda", "load") or isinstance(c.func, ast.Name) and c.func.id == "load"]
         found = [(call, kind) for call in sorted(calls, key=lambda c: (c.lineno, c.col_offset))
                  if (kind := self.cuda_only(call))]
-        if not found or not self.runnable() or self.checks_device():
+        if not found or not (self.runnable() or any(a.enclosing_function(call) is None for call, _ in found)) or (
+                self.checks_device()):
             return
         first = next((call for call, kind in found if kind != "map_location"), None)
         for call, kind in found:

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 
 from ..tree import header
 from ..values import Value
-from ..vocabulary import FACTORIES, JOINING_FUNCTIONS, JOINING_METHODS, LEGACY_TYPES
+from ..vocabulary import FACTORIES, JOINING_FUNCTIONS, JOINING_METHODS, LEGACY_TYPES, TENSOR_METHODS
 from .base import Check
 
 if TYPE_CHECKING:
@@ -159,11 +159,27 @@ class FactoryMeetsDevice(Check):
             if id(self.a.enclosing_function(factory)) in in_forward or self._under_device_context(factory):
                 continue  # DL501 reads a model's forward
             short = (self.a.resolve(factory.func) or "").rsplit(".", 1)[-1]
+            root = self._root(other)
             fix = None
-            if isinstance(other, ast.Name) and short in FACTORIES and short != "from_numpy":
-                fix = {"kind": "device", "input": other.id}
+            if root is not None and short in FACTORIES and short != "from_numpy":
+                fix = {"kind": "device", "input": root}
             label = f"torch.{short}" if short else ast.unparse(factory.func)
-            self.a.add(self.code, factory, fix, call=label, other=ast.unparse(other))
+            self.a.add(self.code, factory, fix, call=label, other=root or ast.unparse(other))
+
+    @staticmethod
+    def _root(node: ast.expr) -> str | None:
+        """The tensor an expression is read from on its device: `pred` for `pred.view(-1)[mask].float()`."""
+        while True:
+            if isinstance(node, ast.Name):
+                return node.id
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and (
+                    node.func.attr in TENSOR_METHODS):
+                node = node.func.value
+            elif isinstance(node, ast.Subscript) or isinstance(node, ast.Attribute) and node.attr in (
+                    "T", "mT", "data"):
+                node = node.value
+            else:
+                return None
 
     def _under_device_context(self, node: ast.AST) -> bool:
         parent = self.a.parent(node)

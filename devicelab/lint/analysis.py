@@ -17,7 +17,7 @@ from pathlib import Path
 
 from .checkpoints import CheckpointOrigins
 from .flow import Walker
-from .tree import FUNCTIONS, SHARED_NODES, Imports, canonical, has_double_star, is_cuda_literal, keyword, self_attribute
+from .tree import FUNCTIONS, Imports, canonical, has_double_star, is_cuda_literal, keyword, self_attribute
 from .values import Finding, Value, join
 from .vocabulary import (
     BUILTINS,
@@ -35,6 +35,25 @@ from .vocabulary import (
     TENSOR_FUNCTIONS,
     TENSOR_METHODS,
 )
+
+# fields that never hold a node of its own: names and text, and Load/Store/Add/Eq... (one instance shared by
+# every node of a tree, see SHARED_NODES)
+_LEAF_FIELDS = frozenset({"ctx", "op", "ops", "id", "arg", "attr", "kind", "type_comment", "conversion", "is_async",
+                          "simple", "level", "module", "asname"})
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def child_fields(kind: type) -> tuple[str, ...]:
+    """The fields of a node type that may hold child nodes."""
+    leaves = set(_LEAF_FIELDS)
+    if kind is ast.Constant:
+        leaves.add("value")
+    if kind in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.alias, ast.ExceptHandler):
+        leaves.add("name")
+    if kind in (ast.Global, ast.Nonlocal):
+        leaves.add("names")
+    return tuple(f for f in kind._fields if f not in leaves)
+
 
 HOOKS = ("statement", "call", "expression_statement", "moved", "bound", "block_end")
 
@@ -70,10 +89,13 @@ class Analysis:
             if isinstance(node, ast.Call) and statement is not None and not in_lambda:
                 self.calls_of.setdefault(id(statement), []).append(node)
             inner_lambda = in_lambda or isinstance(node, ast.Lambda)
-            for name in node._fields:  # ast.iter_child_nodes, without a generator per node
+            fields = _CHILD_FIELDS.get(type(node))
+            if fields is None:
+                fields = _CHILD_FIELDS[type(node)] = child_fields(type(node))
+            for name in fields:  # ast.iter_child_nodes, without a generator per node, nor the fields of text
                 value = getattr(node, name, None)
                 for child in value if isinstance(value, list) else (value,):
-                    if isinstance(child, ast.AST) and not isinstance(child, SHARED_NODES):
+                    if isinstance(child, ast.AST):
                         if isinstance(child, ast.stmt):
                             stack.append((child, child, False, index))
                         else:
@@ -98,6 +120,8 @@ class Analysis:
         self._project: dict[str, tuple[Analysis, str]] | None = None
         self._forward: tuple[dict[str, list[ast.FunctionDef]], list[ast.FunctionDef]] | None = None
         self._resolved: dict[int, str | None] = {}
+        self._memo: dict[int, Value | None] = {}
+        self._memo_env: object = None
         imports = sorted(self.nodes_of(ast.Import, ast.ImportFrom), key=lambda n: self._index[id(n)])
         self.imports = Imports(tree, imports)  # in the order they run: a later import rebinds a name
         self.findings: list[Finding] = []
@@ -117,6 +141,8 @@ class Analysis:
         self.module_env: dict[str, Value | None] = {}
         self._stable: dict[str, Value | None] = {}
         self.hooks: dict[str, list] = {hook: [] for hook in HOOKS}
+        self.calls_named: dict[str, list] = {}  # the rules that look at calls of one function (torch.load)
+        self.methods_named: dict[str, list] = {}  # ... or of one method (.numpy())
         self.default_device = self._sets_default_device()
 
     # --- the tree ---------------------------------------------------------------------------------------------
@@ -562,7 +588,24 @@ class Analysis:
         return self._family.get(cls, {cls})
 
     def value(self, node: ast.expr, env: dict[str, Value | None]) -> Value | None:
-        """What the linter knows about an expression's value (None: unknown)."""
+        """What the linter knows about an expression's value (None: unknown). Remembered until the scope's names
+        change: the flow and several rules ask about the same expression."""
+        if env is not self._memo_env:
+            self._memo_env, self._memo = env, {}
+        memo = self._memo
+        key = id(node)
+        if key in memo:
+            return memo[key]
+        found = self._value(node, env)
+        if self._memo_env is env:
+            self._memo[key] = found
+        return found
+
+    def forget(self) -> None:
+        """The names of the scope being walked changed: what was remembered of its expressions is stale."""
+        self._memo_env = None
+
+    def _value(self, node: ast.expr, env: dict[str, Value | None]) -> Value | None:
         if isinstance(node, ast.Name):
             found = env.get(node.id)
             return None if found is not None and found.kind == "param" else found
@@ -877,6 +920,13 @@ class Analysis:
         checks = checks_for(self)
         for hook in HOOKS:  # each rule is called only where it looks
             self.hooks[hook] = [getattr(c, hook) for c in checks if getattr(type(c), hook) is not getattr(Check, hook)]
+        self.hooks["call"] = [c.call for c in checks
+                              if type(c).call is not Check.call and not c.calls and not c.methods]
+        for check in checks:
+            for name in check.calls:
+                self.calls_named.setdefault(name, []).append(check.call)
+            for method in check.methods:
+                self.methods_named.setdefault(method, []).append(check.call)
         # module level first (it gives the globals functions read), then every function, callers first
         walker = Walker(self, {}, report=True, module_level=True)
         walker.block(self.tree.body)

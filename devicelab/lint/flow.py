@@ -114,6 +114,7 @@ class Walker:
             changed |= log.keys()
             if not (body and isinstance(body[-1], _ENDS)):
                 after.append({name: self.env.get(name) for name in log})
+            self.a.forget()
             for name, old in log.items():  # back to what it held before the branch
                 if old is _MISSING:
                     self.env.pop(name, None)
@@ -174,6 +175,7 @@ class Walker:
         if self._log is not None and name not in self._log:
             self._log[name] = self.env[name] if name in self.env else _MISSING
         self.env[name] = value
+        self.a.forget()
 
     def bind(self, name: str, value: Value | None, joined: bool = False) -> None:
         """A name assigned anew."""
@@ -221,6 +223,11 @@ class Walker:
             name = a.resolve(call.func)
             for hook in self.hooks["call"]:
                 hook(self, call, name, stmt)
+            for hook in a.calls_named.get(name, ()) if name else ():
+                hook(self, call, name, stmt)
+            if isinstance(call.func, ast.Attribute):
+                for hook in a.methods_named.get(call.func.attr, ()):
+                    hook(self, call, name, stmt)
         if isinstance(call.func, ast.Attribute) and call.func.attr in DEVICE_MOVES and isinstance(
                 call.func.value, ast.Name):
             self.moved(call.func.value.id, call)

@@ -15,6 +15,10 @@ class Check:
     it walks each scope (module level, then each function); `file` runs once every scope has been walked."""
 
     code: ClassVar[str] = ""
+    # the calls `call` is given: those whose function resolves to one of `calls`, or is a method named in
+    # `methods`; every call when both are empty
+    calls: ClassVar[frozenset[str]] = frozenset()
+    methods: ClassVar[frozenset[str]] = frozenset()
 
     def __init__(self, analysis: Analysis) -> None:
         self.a = analysis

@@ -34,6 +34,8 @@ class DeviceTensorToNumpy(Check):
     """NumPy and Matplotlib read CPU memory only."""
 
     code = "DL102"
+    calls = HOST_READERS
+    methods = frozenset({"numpy"})
 
     def call(self, walker: Walker, call: ast.Call, name: str | None, stmt: ast.stmt) -> None:
         if name in HOST_READERS:

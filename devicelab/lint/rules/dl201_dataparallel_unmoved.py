@@ -22,6 +22,7 @@ class DataParallelUnmoved(Check):
     """With two GPUs or more, a model left on the CPU fails inside DataParallel."""
 
     code = "DL201"
+    calls = DATA_PARALLEL
 
     def call(self, walker: Walker, call: ast.Call, name: str | None, stmt: ast.stmt) -> None:
         if name not in DATA_PARALLEL or not call.args or not isinstance(call.args[0], ast.Name):

@@ -27,6 +27,7 @@ class DdpPlacement(Check):
     """Each process puts its model on its own GPU before wrapping it."""
 
     code = "DL601"
+    calls = DISTRIBUTED_DATA_PARALLEL
 
     def call(self, walker: Walker, call: ast.Call, name: str | None, stmt: ast.stmt) -> None:
         if name not in DISTRIBUTED_DATA_PARALLEL:

@@ -30,6 +30,7 @@ class NcclCpuTensor(Check):
     """NCCL collectives take tensors on the GPU."""
 
     code = "DL603"
+    calls = frozenset(f"torch.distributed.{name}" for name in COLLECTIVES)
 
     def __init__(self, analysis: Analysis) -> None:
         super().__init__(analysis)

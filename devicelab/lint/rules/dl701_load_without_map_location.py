@@ -20,6 +20,7 @@ class LoadWithoutMapLocation(Check):
     """A checkpoint saved on a GPU fails to load on a machine without one."""
 
     code = "DL701"
+    calls = frozenset({"torch.load"})
 
     def call(self, walker: Walker, call: ast.Call, name: str | None, stmt: ast.stmt) -> None:
         if name == "torch.load" and keyword(call, "map_location") is None and len(call.args) < 2 and not (

@@ -19,6 +19,7 @@ class OptimizerStateBeforeMove(Check):
     """The optimizer's state is cast to the parameters' device at load time, and stays there."""
 
     code = "DL702"
+    methods = frozenset({"load_state_dict"})
 
     def call(self, walker: Walker, call: ast.Call, name: str | None, stmt: ast.stmt) -> None:
         if not (isinstance(call.func, ast.Attribute) and call.func.attr == "load_state_dict" and isinstance(

@@ -20,6 +20,7 @@ class DeprecatedAmp(Check):
     """FutureWarning since PyTorch 2.4."""
 
     code = "DL801"
+    calls = frozenset(DEPRECATED_AMP)
 
     def call(self, walker: Walker, call: ast.Call, name: str | None, stmt: ast.stmt) -> None:
         if name in DEPRECATED_AMP:

@@ -511,24 +511,20 @@ class Analysis:
             return {}
         self_name = method.args.args[0].arg
         found: dict[str, list[Value | None]] = {}
-        analysis = self
+        def read(walker: Walker, stmt: ast.stmt) -> None:
+            if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None:
+                targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+                for target in targets:
+                    attr = self_attribute(target, self_name)
+                    if attr:
+                        found.setdefault(attr, []).append(self.value(stmt.value, walker.env))
+                    elif not isinstance(target, ast.Name):
+                        for node in ast.walk(target):
+                            attr = self_attribute(node, self_name)
+                            if attr and isinstance(node.ctx, ast.Store):
+                                found.setdefault(attr, []).append(None)  # unpacked: not followed
 
-        class StoreReader(Walker):
-            def statement(self, stmt: ast.stmt) -> None:
-                if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None:
-                    targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
-                    for target in targets:
-                        attr = self_attribute(target, self_name)
-                        if attr:
-                            found.setdefault(attr, []).append(analysis.value(stmt.value, self.env))
-                        elif not isinstance(target, ast.Name):
-                            for node in ast.walk(target):
-                                attr = self_attribute(node, self_name)
-                                if attr and isinstance(node.ctx, ast.Store):
-                                    found.setdefault(attr, []).append(None)  # unpacked: not followed
-                super().statement(stmt)
-
-        StoreReader(self, self.scope(method), report=False, function=method).block(method.body)
+        Walker(self, self.scope(method), report=False, function=method, before=read).block(method.body)
         self._self_stores[id(method)] = found
         return found
 
@@ -939,6 +935,10 @@ class Analysis:
             inner.block(node.body)
         for check in checks:
             check.file()
+        # the rules and the checkpoints' reader point back at the analysis: without these cycles, the tree is freed
+        # as soon as the caller drops it, instead of waiting for the collector to walk its millions of nodes
+        self.hooks, self.calls_named, self.methods_named = {}, {}, {}
+        self._checkpoints, self._memo, self._memo_env = None, {}, None
         unique: dict[tuple[str, int, int], Finding] = {}
         for finding in self.findings:
             unique.setdefault((finding.code, finding.line, finding.col), finding)

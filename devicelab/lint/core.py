@@ -305,14 +305,16 @@ def parse(text: str) -> ast.Module:
 def analyse(text: str, path: str | Path | None = None) -> list[Finding]:
     """Every finding in Python source text (no noqa, no configuration); SyntaxError or Unreadable when it cannot be
     read. `path`, the file it was read from, lets the analysis read the project's own modules it imports."""
-    tree = parse(text)
-    if "torch" not in text and "timm" not in text:
-        return []  # every rule is about a name from torch (or a model from timm)
-    try:
-        with _no_cycle_collection():
-            return Analysis(tree, path).run()
-    except RecursionError:  # an expression nested deeper than the analysis follows
-        raise Unreadable("nesting") from None
+    with _no_cycle_collection():  # from the parse to the tree's end: the collector never walks the tree
+        tree = parse(text)
+        if "torch" not in text and "timm" not in text:
+            return []  # every rule is about a name from torch (or a model from timm)
+        try:
+            findings = Analysis(tree, path).run()
+        except RecursionError:  # an expression nested deeper than the analysis follows
+            raise Unreadable("nesting") from None
+        del tree  # freed here, while the collector is still off (the analysis keeps no cycle)
+    return findings
 
 
 def _syntax(error: SyntaxError, source: Source, index: int | None = None) -> Unreadable:

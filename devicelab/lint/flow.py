@@ -5,6 +5,7 @@ the rules what it meets (calls, moves, statements)."""
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from dataclasses import replace
 from functools import reduce
 from typing import TYPE_CHECKING, Any
@@ -24,8 +25,9 @@ class Walker:
     """Goes through a block of statements in order, keeping what each name holds, and calls the rules' hooks."""
 
     def __init__(self, analysis: Analysis, env: Any, report: bool, module_level: bool = False,
-                 function: ast.AST | None = None) -> None:
+                 function: ast.AST | None = None, before: Callable[[Walker, ast.stmt], None] | None = None) -> None:
         self.a = analysis
+        self.before = before  # called with each statement, before the walker reads it
         self.env = env
         self.report = report
         self.module_level = module_level
@@ -56,6 +58,8 @@ class Walker:
 
     def statement(self, stmt: ast.stmt) -> None:
         """One statement: the rules see it and its calls, then what it binds is recorded."""
+        if self.before is not None:
+            self.before(self, stmt)
         self.statements.append(stmt)
         if isinstance(stmt, ast.Expr):
             self.statement_calls.add(stmt.value)

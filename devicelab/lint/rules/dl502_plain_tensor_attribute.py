@@ -55,21 +55,16 @@ class PlainTensorAttribute(Check):
                         moved.add(attr)
         registered = self._registered_names(cls)
         env = self.a.scope(init)
-        walker = Walker(self.a, env, report=False)
-        rule = self
-        a = self.a
 
-        class InitWalker(Walker):
-            def statement(self, stmt: ast.stmt) -> None:
-                if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
-                    target = stmt.targets[0]
-                    attr = self_attribute(target, self_name)
-                    if attr and attr in used and attr not in moved and attr not in registered:
-                        if rule._is_tensor_attribute(cls, stmt.value, self.env):
-                            a.add(rule.code, target, name=attr)
-                super().statement(stmt)
+        def check(walker: Walker, stmt: ast.stmt) -> None:
+            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+                target = stmt.targets[0]
+                attr = self_attribute(target, self_name)
+                if attr and attr in used and attr not in moved and attr not in registered:
+                    if self._is_tensor_attribute(cls, stmt.value, walker.env):
+                        self.a.add(self.code, target, name=attr)
 
-        InitWalker(self.a, walker.env, report=False).block(init.body)
+        Walker(self.a, env, report=False, before=check).block(init.body)
 
     def _registered_names(self, cls: str) -> set[str]:
         names: set[str] = set()

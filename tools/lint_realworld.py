@@ -126,7 +126,7 @@ def export_tree(git_dir: Path, commit: str, into: Path) -> list[str]:
     batch = subprocess.run(["git", f"--git-dir={git_dir}", "cat-file", "--batch"], capture_output=True, check=True,
                            input="".join(f"{obj}\n" for obj, _ in wanted).encode()).stdout
     at = 0
-    for obj, path in wanted:
+    for _obj, path in wanted:
         end = batch.index(b"\n", at)
         header = batch[at:end].decode().split()
         at = end + 1

@@ -786,7 +786,7 @@ HAND_WRITTEN = ErrorKind(
 # the chapter; the answer is never confident, and chapter 09's method is always among the candidates.
 DW = (r"(?:torch\.cuda\.\w+Tensor|torch\.(?:Float|Double|Half|Long|Int|Byte|Bool|BFloat16)Tensor|"
       r"(?:CUDA|CPU|MPS|XPU)(?:Float|Double|Half|Long|Int|Byte|Bool|BFloat16|ComplexFloat|ComplexDouble)Type|" + D +
-      r"|GPU|CPU|gpu|Cuda|CUDA|Mps|MPS|XLA|TPU|(?:cuda |CUDA |GPU )?device \d+)")
+      r"|GPU|CPU|gpu|Gpu|Cpu|Cuda|CUDA|Mps|MPS|XLA|TPU|(?:cuda |CUDA |GPU )?device \d+)")
 DW_ZH = r"(?:" + DW + r"|显卡|显存|内存)"
 # What a device word can qualify in a message ("a cpu tensor", "CUDA generator", "GPU weights").
 THING = (r"(?:tensors?|generators?|graphs?|models?|modules?|weights?|param\w*|features?|states?|buffers?|inputs?|"
@@ -795,7 +795,7 @@ THING = (r"(?:tensors?|generators?|graphs?|models?|modules?|weights?|param\w*|fe
 NOT_ON = r"not (?:be )?(?:on|in) (?:a |the )?(?:GPU|CPU|cuda|CUDA|device)\b|same GPU"
 # A graph library's objects or words in the paste (PyG, DGL): their edges and features come with the batch.
 GRAPH = (r"\bDGL|\bdgl\b|DGLGraph|torch_geometric|edge_index|node feature|[Gg]raphs? (?:on|to batch|must be)|"
-         r"\bsubgraph\b")
+         r"\bsubgraph\b|[Gg]raph and \w+ (?:should|must)|same device context")
 _CUT = r"[^.!?;\n。！？；]"  # within one sentence
 TWO_DEVICES = ErrorKind(
     name="two_devices",
@@ -816,7 +816,7 @@ TWO_DEVICES = ErrorKind(
         r"{0,50}?\b(?:and|vs\.?|versus|or|but|while|whereas|yet)\b" + _CUT + r"{0,50}?\b(?P<found>" + DW +
         r")(?![\w-])",
         # a pair written as a pair: "(cpu:0 vs. cuda:0)", "{'cuda', 'meta'}", "[cpu, cuda:0]"
-        r"[(\[{] ?'?\b(?P<want>" + DW + r")'? ?(?:vs\.?|versus|!=|,|and) ?'?\b(?P<found>" + DW + r")'? ?[)\]}]",
+        r"[(\[{] ?'?\b(?P<want>" + DW + r")'? ?(?:vs\.?|versus|!=|,|and|/) ?'?\b(?P<found>" + DW + r")'? ?[)\]}]",
         # the legacy type names carry the device: a torch.cuda.*Tensor beside a torch.*Tensor, THCuda* beside TH*
         r"(?P<want>torch\.cuda\.\w+Tensor)\b[^\n]{0,200}?(?P<found>torch\.(?!cuda\.)[A-Z]\w*Tensor)\b",
         r"(?P<want>torch\.(?!cuda\.)[A-Z]\w*Tensor)\b[^\n]{0,200}?(?P<found>torch\.cuda\.\w+Tensor)\b",
@@ -863,12 +863,13 @@ TWO_DEVICES = ErrorKind(
         # "assert input.is_cuda" (the failing line above an AssertionError)
         r"(?P<_code>\.device\(\) ?(?:==|!=) ?[\w.\[\]]+\.device\(\)|device\(\)\.type\(\) ?(?:==|!=) ?"
         r"(?:at::|c10::|torch::)?(?:k(?:CUDA|CPU|MPS)\b|DeviceType::)|[Cc]heck failed:? ?[\w.\[\]()]*"
-        r"\.(?:is_cuda|is_cpu)\(\)|\bassert [\w.\[\]]+\.(?:is_cuda|is_cpu)\b)",
+        r"\.(?:is_cuda|is_cpu)\(\)|\bassert [\w.\[\]]+\.(?:is_cuda|is_cpu)\b|"
+        r"\.(?:is_cuda|is_cpu)\(\) INTERNAL ASSERT FAILED)",
         r"(?P<_graph>cudagraphs? due to[^\n]{0,30}?\bcpu device)",
         # no device named, but said: "on different devices", "device mismatch", "不在同一个设备上"
         r"(?P<_said>(?:two|different|multiple|mixed|separate|distinct) (?:devices|GPUs)|[Dd]evice[- ]mismatch|"
         r"(?:on|to|onto|in) (?:a |another |some )?different (?:device|GPU)\b|(?:on|to) another (?:device|GPU)\b|"
-        r"(?:wrong|incorrect) (?:device|GPU)\b|[Dd]evices? (?:do(?:es)? not|do ?n[o']t|does ?n[o']t) match|"
+        r"(?:wrong|incorrect) (?:device|GPU)\b|different memory locations|[Dd]evices? (?:do(?:es)? not|do ?n[o']t|does ?n[o']t) match|"
         r"same (?:\w+ ){0,2}(?:device|GPU)\b|not (?:be )?(?:on|in) (?:a |the )?(?:GPU|CPU|cuda|CUDA|device)\b|"
         r"same (?:\w+, ){1,3}(?:and )?device\b|same backend|不同(?:的)?设备|不在一个设备|不在同?一张(?:显)?卡|"
         r"同一(?:个)?设备|设备不(?:一致|匹配|同)|device_map='?auto'?[^\n]{0,80}?distributed)",
@@ -904,6 +905,9 @@ TWO_DEVICES = ErrorKind(
         Route({"_text": r"Backward\d* returned an invalid gradient|cudagraphs? due to"}, "05-inside", False,
               ("tensor_made_inside",), ("01-devices", "09-debugging")),
         Route({"_text": GRAPH}, "04-batches", False, ("batch_not_moved",), ("01-devices", "09-debugging")),
+        # a search index on a device (faiss' "GPU tensor on CPU index") is no embedding's indices
+        Route({"_text": r"\b(?:CPU|GPU|cpu|gpu) index\b"}, "01-devices", False, ("batch_not_moved",),
+              ("06-multigpu", "09-debugging")),
         Route({"_text": EMBEDDING + r"|index_select|\bind(?:ex|ices)\b|token"}, "03-embedding", False,
               ("ids_not_moved", "table_not_moved"), ("05-inside", "09-debugging")),
         Route({"_text": r"\b(?:LSTM|GRU|RNN)\b|[Hh]idden state|\bhx\b|\bh0\b"}, "05-inside", False,

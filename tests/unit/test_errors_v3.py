@@ -235,6 +235,8 @@ def test_libraries_own_device_checks_are_read_as_device_errors_without_certainty
     "RuntimeError: 张量不在 GPU 上",
     "RuntimeError: 输入张量必须在 CUDA 上",
     "RuntimeError: 数据和模型不在一个设备上",
+    "RuntimeError: iter.device(arg).is_cuda() INTERNAL ASSERT FAILED at Loops.cuh:94, please report a bug to PyTorch.",
+    "ValueError: At least two input variables have different memory locations (Cpu/Gpu)",
 ])
 def test_a_message_that_places_a_tensor_in_any_wording_is_a_device_error_never_declined(message):
     d = diagnose(message)
@@ -259,3 +261,14 @@ def test_a_message_that_places_a_tensor_in_any_wording_is_a_device_error_never_d
 def test_a_message_that_names_a_device_without_a_mix_up_is_declined_with_its_chapter(message, chapter):
     d = diagnose(message)
     assert not d.device_error and d.chapter == chapter, d
+
+
+def test_a_search_index_on_a_device_is_not_read_as_an_embeddings_indices():
+    d = diagnose("AssertionError: GPU tensor on CPU index not allowed")
+    assert d.device_error and d.chapter == "01-devices" and "03-embedding" not in d.candidates
+
+
+def test_a_graph_librarys_device_context_points_to_batches():
+    d = diagnose("Check failed: csr.indptr->ctx.device_type == source->ctx.device_type (2 vs. 1) : Graph and source "
+                 "should in the same device context")
+    assert d.device_error and d.chapter == "04-batches"

@@ -869,7 +869,8 @@ TWO_DEVICES = ErrorKind(
         # no device named, but said: "on different devices", "device mismatch", "不在同一个设备上"
         r"(?P<_said>(?:two|different|multiple|mixed|separate|distinct) (?:devices|GPUs)|[Dd]evice[- ]mismatch|"
         r"(?:on|to|onto|in) (?:a |another |some )?different (?:device|GPU)\b|(?:on|to) another (?:device|GPU)\b|"
-        r"(?:wrong|incorrect) (?:device|GPU)\b|different memory locations|[Dd]evices? (?:do(?:es)? not|do ?n[o']t|does ?n[o']t) match|"
+        r"(?:wrong|incorrect) (?:device|GPU)\b|different memory locations|"
+        r"[Dd]evices? (?:do(?:es)? not|do ?n[o']t|does ?n[o']t) match|"
         r"same (?:\w+ ){0,2}(?:device|GPU)\b|not (?:be )?(?:on|in) (?:a |the )?(?:GPU|CPU|cuda|CUDA|device)\b|"
         r"same (?:\w+, ){1,3}(?:and )?device\b|same backend|不同(?:的)?设备|不在一个设备|不在同?一张(?:显)?卡|"
         r"同一(?:个)?设备|设备不(?:一致|匹配|同)|device_map='?auto'?[^\n]{0,80}?distributed)",

@@ -141,7 +141,7 @@ if importlib.util.find_spec("devicelab") is None:
                          if on_colab else f"What to do: run `{{command}}` in this environment (or, from the "
                          f"course's site, `{{from_site}}`), or open this notebook inside a clone of the course; "
                          "then run this cell again."),
-                "zh": "无法安装课程辅助包，本实验只能停在这里：复现、检查、提示和验证单元都离不开它。\\n"
+                "zh": "无法安装课程辅助包，本实验只能停在这里：复现、检查、提示和效果检验单元都离不开它。\\n"
                       "原因（pip 报告的错误）：\\n" + cause + "\\n"
                       + ("怎么办：让运行时连上网络，然后重新运行本单元。"
                          if on_colab else f"怎么办：在当前环境里运行 `{{command}}`（或者从课程网站安装："

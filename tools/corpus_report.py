@@ -37,6 +37,12 @@ NOVEL_DEV = ROOT / "tests" / "errors" / "novel_dev.json"
 # from a held-out thread nor 90% similar to a held-out entry's error line.
 NOVEL_DEV2 = ROOT / "tests" / "errors" / "novel_dev2.json"
 NOVEL_HELDOUT = ROOT / "tests" / "errors" / "novel_heldout.json"  # scored, never read, like heldout.json
+# A third batch (December 2026), collected the same way and split by a seeded draw: its development half is read, its
+# held-out half scored, never read.
+NOVEL_DEV3 = ROOT / "tests" / "errors" / "novel_dev3.json"
+NOVEL_HELDOUT2 = ROOT / "tests" / "errors" / "novel_heldout2.json"
+DEVELOPMENT_FILES = (CORPUS, NOVEL_DEV, NOVEL_DEV2, NOVEL_DEV3)
+HELDOUT_FILES = (HELDOUT, NOVEL_HELDOUT, NOVEL_HELDOUT2)
 
 CHAPTERS = (
     "01-devices",
@@ -88,11 +94,10 @@ def similar(a: str, b: str, cut: float = 0.9) -> bool:
 
 def heldout_strata() -> dict[str, list[dict[str, Any]]]:
     """The held-out entries (both files) in two strata: "novel" when the error line is not at least 90% similar to
-    the error line of any development entry (corpus.json, novel_dev.json, novel_dev2.json), "common" otherwise."""
-    development = [error_line(e["text"])
-                   for e in load_corpus(CORPUS) + load_corpus(NOVEL_DEV) + load_corpus(NOVEL_DEV2)]
+    the error line of any development entry (DEVELOPMENT_FILES), "common" otherwise."""
+    development = [error_line(e["text"]) for path in DEVELOPMENT_FILES for e in load_corpus(path)]
     strata: dict[str, list[dict[str, Any]]] = {"common": [], "novel": []}
-    for entry in load_corpus(HELDOUT) + load_corpus(NOVEL_HELDOUT):
+    for entry in [e for path in HELDOUT_FILES for e in load_corpus(path)]:
         line = error_line(entry["text"])
         strata["common" if any(similar(line, d) for d in development) else "novel"].append(entry)
     return strata

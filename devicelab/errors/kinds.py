@@ -657,6 +657,7 @@ CUSTOM_OP = ErrorKind(
     patterns=(
         # hand-written checks of CUDA extensions (TORCH_CHECK / AT_ASSERTM in detection, attention, 3D ops)
         r"Expected (?P<arg>[\w.\[\]]+?)(?:\.device\(\))?\.is_cuda\(\) to be true, but got false",
+        r"Expected (?:[\w.\[\]]+\.)?is_cuda(?:\(\))? to be true,? but got false",
         r"(?P<arg>[\w.\[\]']+) must be a CUDA tensor",
         r"(?P<arg>[\w.\[\]']+) (?:must be|is not) (?:a )?(?:GPU|cuda) tensor",
         r"(?P<arg>[\w.\[\]']+) must be on (?:CUDA|cuda|the GPU)",
@@ -783,8 +784,9 @@ HAND_WRITTEN = ErrorKind(
 # expected on one and found on another, is a device-placement error, even when no family above knows its wording.
 # What the paste is about (a generator, a replica, a checkpoint, an optimizer, an index, a hidden state) chooses
 # the chapter; the answer is never confident, and chapter 09's method is always among the candidates.
-DW = (r"(?:torch\.cuda\.\w+Tensor|torch\.(?:Float|Double|Half|Long|Int|Byte|Bool|BFloat16)Tensor|" + D +
-      r"|GPU|CPU|gpu|Cuda|CUDA|Mps|MPS|XLA|TPU|(?:cuda |CUDA |GPU )?device \d+)")
+DW = (r"(?:torch\.cuda\.\w+Tensor|torch\.(?:Float|Double|Half|Long|Int|Byte|Bool|BFloat16)Tensor|"
+      r"(?:CUDA|CPU|MPS|XPU)(?:Float|Double|Half|Long|Int|Byte|Bool|BFloat16|ComplexFloat|ComplexDouble)Type|" + D +
+      r"|GPU|CPU|gpu|Gpu|Cpu|Cuda|CUDA|Mps|MPS|XLA|TPU|(?:cuda |CUDA |GPU )?device \d+)")
 DW_ZH = r"(?:" + DW + r"|显卡|显存|内存)"
 # What a device word can qualify in a message ("a cpu tensor", "CUDA generator", "GPU weights").
 THING = (r"(?:tensors?|generators?|graphs?|models?|modules?|weights?|param\w*|features?|states?|buffers?|inputs?|"
@@ -793,7 +795,7 @@ THING = (r"(?:tensors?|generators?|graphs?|models?|modules?|weights?|param\w*|fe
 NOT_ON = r"not (?:be )?(?:on|in) (?:a |the )?(?:GPU|CPU|cuda|CUDA|device)\b|same GPU"
 # A graph library's objects or words in the paste (PyG, DGL): their edges and features come with the batch.
 GRAPH = (r"\bDGL|\bdgl\b|DGLGraph|torch_geometric|edge_index|node feature|[Gg]raphs? (?:on|to batch|must be)|"
-         r"\bsubgraph\b")
+         r"\bsubgraph\b|[Gg]raph and \w+ (?:should|must)|same device context")
 _CUT = r"[^.!?;\n。！？；]"  # within one sentence
 TWO_DEVICES = ErrorKind(
     name="two_devices",
@@ -814,7 +816,7 @@ TWO_DEVICES = ErrorKind(
         r"{0,50}?\b(?:and|vs\.?|versus|or|but|while|whereas|yet)\b" + _CUT + r"{0,50}?\b(?P<found>" + DW +
         r")(?![\w-])",
         # a pair written as a pair: "(cpu:0 vs. cuda:0)", "{'cuda', 'meta'}", "[cpu, cuda:0]"
-        r"[(\[{] ?'?\b(?P<want>" + DW + r")'? ?(?:vs\.?|versus|!=|,|and) ?'?\b(?P<found>" + DW + r")'? ?[)\]}]",
+        r"[(\[{] ?'?\b(?P<want>" + DW + r")'? ?(?:vs\.?|versus|!=|,|and|/) ?'?\b(?P<found>" + DW + r")'? ?[)\]}]",
         # the legacy type names carry the device: a torch.cuda.*Tensor beside a torch.*Tensor, THCuda* beside TH*
         r"(?P<want>torch\.cuda\.\w+Tensor)\b[^\n]{0,200}?(?P<found>torch\.(?!cuda\.)[A-Z]\w*Tensor)\b",
         r"(?P<want>torch\.(?!cuda\.)[A-Z]\w*Tensor)\b[^\n]{0,200}?(?P<found>torch\.cuda\.\w+Tensor)\b",
@@ -830,19 +832,47 @@ TWO_DEVICES = ErrorKind(
         r"{0,10}?(?:预计|期望|应该|应当|预期)" + _CUT + r"{0,10}?在 ?(?P<want>" + DW_ZH + r")",
         r"(?P<want>" + DW_ZH + r")" + _CUT + r"{0,30}?(?:和|与|跟|或)" + _CUT + r"{0,30}?(?P<found>" + DW_ZH +
         r")" + _CUT + r"{0,30}?(?:不在同一|不同的?设备|设备不同|设备不一致|不一致)",
+        # the pair joined by a comparison: "is on cpu, different from other tensors on cuda:0", "the model's device
+        # (cpu) does not match the input's device (cuda:0)", "on cuda:0 rather than cpu"
+        r"\b(?P<want>" + DW + r")(?![\w-])" + _CUT + r"{0,60}?\b(?:different from|differs? from|does ?n[o']t match|"
+        r"do ?n[o']t match|mismatch(?:es|ed)? (?:with|against)|rather than|instead of|than)\b" + _CUT +
+        r"{0,60}?\b(?P<found>" + DW + r")(?![\w-])",
+        # the wanted place named first: "CUDA tensor expected but got CPU tensor", "cuda required, got cpu"
+        r"\b(?P<want>" + DW + r")(?![\w-]) (?:\w+ ){0,2}?(?:is |are |was )?(?:expected|required|needed|wanted)\b" +
+        _CUT + r"{0,40}?\b(?:but|got|found|received|given|instead)\b" + _CUT + r"{0,40}?\b(?P<found>" + DW +
+        r")(?![\w-])",
+        # one place said to be required without "to be": "Expected cuda tensor", "expected all tensors on cuda",
+        # "requires CUDA tensors", "only supports GPU inputs"
+        r"(?P<_one>[Ee]xpect(?:ed|s|ing)?|[Rr]equires?|[Nn]eeds?|only (?:supports?|accepts?|works with))\b" + _CUT
+        + r"{0,40}?(?:\b(?:an?|all|only) )?\b(?P<want>" + DW + r")(?![\w-]) " + THING + r"\b",
+        r"(?P<_one>[Ee]xpect(?:ed|s|ing)?)\b (?:\w+ ){0,4}?(?:on|in) (?:the |a )?(?P<want>" + DW + r")(?![\w-])",
+        # Chinese, one place required or denied: "张量不在 GPU 上", "输入张量必须在 CUDA 上", "应该放到 cuda 上"
+        r"(?P<_one>不在|必须在|必须位于|应该在|应当在|应在|需要在|要求在|只能在|应该放到|需要放到) ?(?P<want>" + DW_ZH +
+        r") ?上",
         # what a place means without a pair: a meta tensor reached, a location that cannot be restored, an op that
         # does not run on the CPU, the code of the failing line comparing devices, a compiled graph with CPU tensors
-        r"(?P<_meta>from the 'Meta' backend|[Mm]eta tensors? (?:has|have) no data|on meta tensors)",
+        r"(?P<_meta>from the 'Meta' backend|[Mm]eta tensors? (?:has|have) no data|on meta tensors|"
+        r"\bis (?:still )?on the meta device|(?:to|from) the meta device|device=['\"]?meta\b)",
         r"(?P<_location>restore data location of|unknown (?:device|location) (?:tag|type) ?'?\w*'? in (?:the )?"
         r"checkpoint)",
         r"(?P<_cpu_only>not (?:implemented|supported|available) (?:on|for) (?:the )?CPU|CPU (?:is )?not supported|"
         r"only supports? (?:CUDA|GPU))",
         r"(?P<_code>set\(\w+\.device for |\.device ?(?:==|!=) ?\w+\.device|\.is_cuda ?(?:==|!=|\)|$))",
+        # a check on a device written in C++ or Python, as the failed check prints it: "Expected input.device() ==
+        # weight.device() to be true", "x.device().type() == at::kCUDA", "Check failed: x.device().is_cuda()",
+        # "assert input.is_cuda" (the failing line above an AssertionError)
+        r"(?P<_code>\.device\(\) ?(?:==|!=) ?[\w.\[\]]+\.device\(\)|device\(\)\.type\(\) ?(?:==|!=) ?"
+        r"(?:at::|c10::|torch::)?(?:k(?:CUDA|CPU|MPS)\b|DeviceType::)|[Cc]heck failed:? ?[\w.\[\]()]*"
+        r"\.(?:is_cuda|is_cpu)\(\)|\bassert [\w.\[\]]+\.(?:is_cuda|is_cpu)\b|"
+        r"\.(?:is_cuda|is_cpu)\(\) INTERNAL ASSERT FAILED)",
         r"(?P<_graph>cudagraphs? due to[^\n]{0,30}?\bcpu device)",
         # no device named, but said: "on different devices", "device mismatch", "不在同一个设备上"
         r"(?P<_said>(?:two|different|multiple|mixed|separate|distinct) (?:devices|GPUs)|[Dd]evice[- ]mismatch|"
+        r"(?:on|to|onto|in) (?:a |another |some )?different (?:device|GPU)\b|(?:on|to) another (?:device|GPU)\b|"
+        r"(?:wrong|incorrect) (?:device|GPU)\b|different memory locations|"
+        r"[Dd]evices? (?:do(?:es)? not|do ?n[o']t|does ?n[o']t) match|"
         r"same (?:\w+ ){0,2}(?:device|GPU)\b|not (?:be )?(?:on|in) (?:a |the )?(?:GPU|CPU|cuda|CUDA|device)\b|"
-        r"same (?:\w+, ){1,3}(?:and )?device\b|same backend|不同(?:的)?设备|"
+        r"same (?:\w+, ){1,3}(?:and )?device\b|same backend|不同(?:的)?设备|不在一个设备|不在同?一张(?:显)?卡|"
         r"同一(?:个)?设备|设备不(?:一致|匹配|同)|device_map='?auto'?[^\n]{0,80}?distributed)",
         # last, for wordings nothing above reads: a thing of one device tied to another device ("a cpu tensor from a
         # generator of type cuda", "weights on GPU 0 for inputs on CPU", "a CUDA tensor into a CPU buffer")
@@ -876,6 +906,9 @@ TWO_DEVICES = ErrorKind(
         Route({"_text": r"Backward\d* returned an invalid gradient|cudagraphs? due to"}, "05-inside", False,
               ("tensor_made_inside",), ("01-devices", "09-debugging")),
         Route({"_text": GRAPH}, "04-batches", False, ("batch_not_moved",), ("01-devices", "09-debugging")),
+        # a search index on a device (faiss' "GPU tensor on CPU index") is no embedding's indices
+        Route({"_text": r"\b(?:CPU|GPU|cpu|gpu) index\b"}, "01-devices", False, ("batch_not_moved",),
+              ("06-multigpu", "09-debugging")),
         Route({"_text": EMBEDDING + r"|index_select|\bind(?:ex|ices)\b|token"}, "03-embedding", False,
               ("ids_not_moved", "table_not_moved"), ("05-inside", "09-debugging")),
         Route({"_text": r"\b(?:LSTM|GRU|RNN)\b|[Hh]idden state|\bhx\b|\bh0\b"}, "05-inside", False,
@@ -896,6 +929,14 @@ TWO_DEVICES = ErrorKind(
         "`.device`，想清楚本该在哪个设备上，再把不在那里的东西移过去。",
     },
     reading_by_marker={
+        "_one": {
+            "en": "The message says a tensor must be on {want}, or is not there: a tensor this computation uses is "
+            "somewhere else. Read the traceback for the operation, print the `.device` of each tensor it uses, and "
+            "move the one that is not on {want} (or, if {want} is not where you meant to run, move the others).",
+            "zh": "这条报错说某个张量必须在 {want} 上，或者说它不在那里：这次计算用到的某个张量在别的地方。请在 "
+            "traceback 里找到出错的运算，打印它用到的每个张量的 `.device`，把不在 {want} 上的那个移过去"
+            "（如果 {want} 并不是你想用的设备，就反过来移动其余的张量）。",
+        },
         "_said": {
             "en": "The message says that tensors of one computation are on different devices, without naming them. "
             "Read the traceback for the operation, print the `.device` of each tensor it uses, decide which "
@@ -1094,14 +1135,55 @@ DEVICE_STRING = _declined(
     (
         r"Expected one of [\w, ]+ device type at start of device string: (?P<given>\S+)",
         r"Invalid device string: '(?P<given>[^']*)'",
-        r"Expected a (?P<want>cuda|mps|xpu) device, but got: (?P<given>\w+)",
     ),
     "RuntimeError: Expected one of cpu, cuda, mps, meta device type at start of device string: gpu",
-    "Not a placement mix-up between tensors: a device was named in a way PyTorch does not accept (`{given}`), or "
-    "a CUDA-only function was given another device. Spell devices `cpu`, `cuda`, `cuda:0`, `mps`; chapter 01 shows "
+    "Not a placement mix-up between tensors: a device was named in a way PyTorch does not accept (`{given}`). "
+    "Spell devices `cpu`, `cuda`, `cuda:0`, `mps`; chapter 01 shows "
     "how to pick one that works on every machine.",
-    "不是张量之间放错了设备：设备名的写法 PyTorch 不接受（`{given}`），或者把别的设备传给了只支持 CUDA 的函数。"
+    "不是张量之间放错了设备：设备名的写法 PyTorch 不接受（`{given}`）。"
     "设备应写成 `cpu`、`cuda`、`cuda:0`、`mps`；第 01 章介绍如何选出在任何机器上都能用的设备。",
+)
+
+MPS_MISSING_OP = _declined(
+    "mps_missing_operator",
+    "01-devices",
+    (r"is not (?:currently )?(?:implemented|supported) (?:for|on) the MPS (?:device|backend)",
+     r"PYTORCH_ENABLE_MPS_FALLBACK"),
+    "NotImplementedError: The operator 'aten::_linalg_solve_ex.result' is not currently implemented for the MPS "
+    "device.",
+    "Not a placement mix-up between tensors: this operation has no kernel on Apple's MPS device yet. Set the "
+    "environment variable `PYTORCH_ENABLE_MPS_FALLBACK=1` before starting Python to run it on the CPU, or run the "
+    "model on the CPU; chapter 01 shows how to choose the device.",
+    "不是张量之间放错了设备：这个运算在 Apple 的 MPS 设备上还没有内核。在启动 Python 之前设置环境变量 "
+    "`PYTORCH_ENABLE_MPS_FALLBACK=1`，让它在 CPU 上运行，或者把模型放在 CPU 上运行；第 01 章讲如何选择设备。",
+)
+
+AMP_NEEDS_GPU = _declined(
+    "amp_needs_accelerator",
+    "08-amp",
+    (r"(?:fp16|bf16|[Hh]alf|[Mm]ixed) (?:mixed )?precision (?:training )?(?:requires|needs|is only supported on|only "
+     r"works on) (?:a |an )?(?:GPU|CUDA|cuda)",),
+    "ValueError: fp16 mixed precision requires a GPU (not 'mps').",
+    "Not a placement mix-up between tensors: the library was asked for mixed precision on a device where it does not "
+    "offer it. Turn mixed precision off on this machine, or use the precision the device supports; chapter 08 shows "
+    "`torch.amp` on CUDA, the CPU and MPS.",
+    "不是张量之间放错了设备：库被要求在一个它不支持混合精度的设备上使用混合精度。请在这台机器上关闭混合精度，"
+    "或者使用该设备支持的精度；第 08 章介绍 `torch.amp` 在 CUDA、CPU 和 MPS 上的用法。",
+)
+
+OFFLOADED_MOVE = _declined(
+    "offloaded_model_moved",
+    "07-checkpoints",
+    (r"move a model that has some modules offloaded to (?:cpu|disk)",
+     r"shouldn't move a model (?:when it is|that is) dispatched on multiple devices"),
+    "RuntimeError: You can't move a model that has some modules offloaded to cpu or disk.",
+    "Not a placement mix-up between tensors: the model was loaded with a `device_map` that spread it over several "
+    "places (some modules on the CPU or on disk), and something then moved it as one piece, which the loader refuses. "
+    "Load it onto one device (`device_map={'': device}`) when it fits there, or leave its placement to the loader and "
+    "move only the inputs; chapter 07 covers loading onto the right device.",
+    "不是张量之间放错了设备：模型加载时用的 `device_map` 把它分散放到了几个地方（部分模块在 CPU 或磁盘上），"
+    "之后又有代码把它当作一个整体移动，加载器拒绝这样做。放得下时就把它加载到同一个设备上"
+    "（`device_map={'': device}`），否则就让加载器决定它的位置，只移动输入；第 07 章讲如何把模型加载到正确的设备上。",
 )
 
 NO_GPU_BUILD = _declined(
@@ -1132,5 +1214,6 @@ ALL = (
     DESERIALIZE, LEGACY_BACKEND, SPARSE_ASSERT, TRITON_POINTER, SPARSE_INDICES, CONTAINER_TO, CUSTOM_OP,
     PACKED_LENGTHS, GRADIENT_DEVICE, LEGACY_ARGUMENTS, HAND_WRITTEN, TWO_DEVICES, AUTOCAST_DEVICE_TYPE,
     STATE_DICT_PREFIX, WEIGHTS_ONLY, DTYPE, SHAPE, OOM, CUDA_FAULT, NO_CUDA, INVALID_ORDINAL, DEVICE_STRING,
-    NO_GPU_BUILD, CUDA_FORK, AMP_FAILURE,
+    NO_GPU_BUILD, CUDA_FORK, MPS_MISSING_OP, AMP_NEEDS_GPU, OFFLOADED_MOVE,
+    AMP_FAILURE,
 )

@@ -175,12 +175,26 @@ def explain(error_or_text: BaseException | str, lang: str | None = None) -> None
     print(render(text, lang))
 
 
+def _is_file(argument: str) -> bool:
+    try:
+        return Path(argument).is_file()
+    except (OSError, ValueError):  # a long message is no path the system can look up
+        return False
+
+
 def main(argv: list[str] | None = None) -> int:
-    """The command line: explain the message in FILE, or on stdin."""
+    """The command line: explain the message in FILE (or given itself), or on stdin."""
     parser = argparse.ArgumentParser(prog="python -m devicelab.explain", description=__doc__.splitlines()[0])
-    parser.add_argument("file", nargs="?", help="a file holding the message or traceback (default: stdin)")
+    parser.add_argument("file", nargs="?",
+                        help="a file holding the message or traceback, or the message itself in quotes "
+                             "(default: stdin)")
     parser.add_argument("--lang", choices=("en", "zh"), default=None, help="language of the explanation")
     args = parser.parse_args(argv)
-    text = Path(args.file).read_text(encoding="utf-8", errors="replace") if args.file else sys.stdin.read()
+    if not args.file:
+        text = sys.stdin.read()
+    elif _is_file(args.file):
+        text = Path(args.file).read_text(encoding="utf-8", errors="replace")
+    else:  # `devicelab explain "RuntimeError: ..."`: the message itself, as readers paste it
+        text = args.file
     print(render(text, args.lang or get_language()))
     return 0

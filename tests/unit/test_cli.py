@@ -23,6 +23,16 @@ def test_explain_reads_stdin_like_python_m_devicelab_explain():
     assert "cuda:0" in done.stdout
 
 
+def test_explain_takes_the_message_itself_as_its_argument_or_a_file_holding_it(tmp_path):
+    given = run("explain", "--lang", "en", MESSAGE)
+    saved = tmp_path / "error.txt"
+    saved.write_text(MESSAGE, encoding="utf-8")
+    read = run("explain", "--lang", "en", str(saved))
+    piped = run("explain", "--lang", "en", stdin=MESSAGE)
+    assert given.returncode == read.returncode == 0 and not given.stderr
+    assert given.stdout == read.stdout == piped.stdout and "cuda:0" in given.stdout
+
+
 def test_lint_finds_a_mistake_and_sets_its_exit_status(tmp_path):
     script = tmp_path / "train.py"
     script.write_text("import torch\nx = torch.zeros(3)\nx.to('cuda')\n", encoding="utf-8")

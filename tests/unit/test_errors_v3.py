@@ -184,6 +184,8 @@ def test_a_decline_does_not_ask_for_the_error_line_the_reader_already_pasted():
     ("RuntimeError: Input tensor is not an XLA tensor: CPUFloatType", "01-devices"),
     ("TypeError: expected CPU (got CUDA)", "01-devices"),
     ("RuntimeError: Tensor.item() cannot be called on meta tensors", "07-checkpoints"),
+    # torch.cuda's functions given the device of a tensor that is on the CPU (torch.cuda.device(x.device))
+    ("ValueError: Expected a cuda device, but got: cpu", "01-devices"),
 ])
 def test_hand_written_and_backend_checks_are_device_errors(message, chapter):
     d = diagnose(message)
@@ -192,7 +194,6 @@ def test_hand_written_and_backend_checks_are_device_errors(message, chapter):
 
 @pytest.mark.parametrize(("message", "chapter"), [
     ("RuntimeError: Expected one of cpu, cuda, mps, meta device type at start of device string: gpu", "01-devices"),
-    ("ValueError: Expected a cuda device, but got: cpu", "01-devices"),
     ("RuntimeError: Not compiled with GPU support", None),
 ])
 def test_device_strings_and_extensions_built_without_cuda_are_declined(message, chapter):
@@ -209,3 +210,65 @@ def test_device_strings_and_extensions_built_without_cuda_are_declined(message, 
 def test_libraries_own_device_checks_are_read_as_device_errors_without_certainty(message):
     d = diagnose(message)
     assert d.device_error and d.chapter == "01-devices" and not d.confident
+
+
+# Wordings of the general reading (none of them a family's): a comparison between two places, the wanted place
+# named first, one place said to be required of a tensor, a device check as C++ or Python prints it, Chinese.
+@pytest.mark.parametrize("message", [
+    "RuntimeError: mat1 is on cpu, different from other tensors on cuda:0",
+    "ValueError: The model's device (cpu) does not match the input's device (cuda:0)",
+    "RuntimeError: CUDA tensor expected but got CPU tensor",
+    "RuntimeError: Expected cuda tensor",
+    "RuntimeError: Expected all tensors on cuda",
+    "RuntimeError: This function requires CUDA tensors",
+    "RuntimeError: The tensor is on the wrong device",
+    "ValueError: You can't train a model that has been loaded in 8-bit precision on a different device than the one "
+    "you're training on.",
+    "RuntimeError: Expected object of type Variable[CUDAFloatType] but found type Variable[CPUFloatType] for "
+    "argument #1 'mat1'",
+    "RuntimeError: Expected is_cuda to be true, but got false.",
+    "RuntimeError: Expected input.device() == weight.device() to be true, but got false.",
+    "RuntimeError: Expected x.device().type() == at::kCUDA to be true, but got false.",
+    "RuntimeError: Check failed: input.device().is_cuda()",
+    '  File "ops.py", line 12, in roi_pool\n    assert input.is_cuda\nAssertionError',
+    "ValueError: weight is on the meta device, we need a `value` to put in on 0.",
+    "RuntimeError: 张量不在 GPU 上",
+    "RuntimeError: 输入张量必须在 CUDA 上",
+    "RuntimeError: 数据和模型不在一个设备上",
+    "RuntimeError: iter.device(arg).is_cuda() INTERNAL ASSERT FAILED at Loops.cuh:94, please report a bug to PyTorch.",
+    "ValueError: At least two input variables have different memory locations (Cpu/Gpu)",
+])
+def test_a_message_that_places_a_tensor_in_any_wording_is_a_device_error_never_declined(message):
+    d = diagnose(message)
+    assert d.device_error and d.chapter and not d.confident and "09-debugging" in d.candidates, d
+
+
+# Messages that name a device without any placement mix-up: declined, each pointed to the chapter that covers it.
+@pytest.mark.parametrize(("message", "chapter"), [
+    ("NotImplementedError: The operator 'aten::_linalg_solve_ex.result' is not currently implemented for the MPS "
+     "device. As a temporary fix, you can set the environment variable `PYTORCH_ENABLE_MPS_FALLBACK=1` to use the "
+     "CPU as a fallback for this op.", "01-devices"),
+    ("UserWarning: The operator 'aten::nonzero' is not currently supported on the MPS backend and will fall back to "
+     "run on the CPU.", "01-devices"),
+    ("ValueError: fp16 mixed precision requires a GPU (not 'mps').", "08-amp"),
+    ("RuntimeError: You can't move a model that has some modules offloaded to cpu or disk.", "07-checkpoints"),
+    ("ImportError: FlashAttention requires a GPU", None),
+    ("AssertionError: CUDA is required for this model", None),
+    ("RuntimeError: one of the variables needed for gradient computation has been modified by an inplace operation: "
+     "[torch.cuda.FloatTensor [64]], which is output 0 of ReluBackward0, is at version 2; expected version 1 instead.",
+     None),
+])
+def test_a_message_that_names_a_device_without_a_mix_up_is_declined_with_its_chapter(message, chapter):
+    d = diagnose(message)
+    assert not d.device_error and d.chapter == chapter, d
+
+
+def test_a_search_index_on_a_device_is_not_read_as_an_embeddings_indices():
+    d = diagnose("AssertionError: GPU tensor on CPU index not allowed")
+    assert d.device_error and d.chapter == "01-devices" and "03-embedding" not in d.candidates
+
+
+def test_a_graph_librarys_device_context_points_to_batches():
+    d = diagnose("Check failed: csr.indptr->ctx.device_type == source->ctx.device_type (2 vs. 1) : Graph and source "
+                 "should in the same device context")
+    assert d.device_error and d.chapter == "04-batches"

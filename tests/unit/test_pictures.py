@@ -162,3 +162,16 @@ def test_colours_come_from_classes_the_stylesheet_gives_both_palettes():
     markup = pictures.figure("01-devices", "en")
     for name in ("dl-box", "dl-code", "dl-words", "dl-bad", "dl-good", "dl-cpu", "dl-cuda0"):
         assert f"{name}" in markup and f".{name}" in css, name
+
+
+def test_every_text_of_a_picture_takes_its_colour_from_the_theme():
+    """A text class with no rule in the stylesheet keeps the SVG's own dark fill, unreadable in the dark palette."""
+    css = (ROOT / "docs" / "assets" / "course.css").read_text(encoding="utf-8")
+    themed = {name for selectors, body in re.findall(r"([^{}]+)\{([^}]*)\}", css) if re.search(r"\bfill:", body)
+              for selector in selectors.split(",") if ".dl-picture" in selector
+              for name in re.findall(r"\.(dl-[\w-]+)\s*$", selector.strip())}
+    used = set()
+    for chapter in pictures.PICTURES:
+        for language in ("en", "zh"):
+            used |= set(re.findall(r'<text class="(dl-[\w-]+)"', pictures.figure(chapter, language)))
+    assert used and used <= themed, used - themed

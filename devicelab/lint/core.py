@@ -251,6 +251,16 @@ def neutralised(line: str) -> str:
     return f"{special.group(1)}pass" if special else line
 
 
+def _parses(code: str) -> bool:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ast.parse(code)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    return True
+
+
 def cells_source(cells: Iterable[tuple[int, str]]) -> Source:
     """Code cells joined in order (a later cell sees the names of an earlier one); IPython magics blanked."""
     out: list[str] = []
@@ -260,8 +270,11 @@ def cells_source(cells: Iterable[tuple[int, str]]) -> Source:
         lines = _NEWLINE.split(code.rstrip("\r\n")) if code.strip() else []
         if lines and lines[0].lstrip().startswith("%%"):
             continue  # a cell magic: not Python
+        # A cell that is Python as it stands keeps every line: a line that starts with `%` or `!` may continue an
+        # expression (`"%s" \n % name`), and is no magic there.
+        plain = _parses(code)
         for index, line in enumerate(lines, 1):
-            out.append(neutralised(line))
+            out.append(line if plain else neutralised(line))
             origin.append((number, index))
             originals.append(line)
         out.append("")

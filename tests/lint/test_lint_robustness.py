@@ -99,6 +99,12 @@ def test_a_question_mark_inside_python_is_not_taken_for_help(tmp_path: Path) -> 
     assert codes(path) == [(1, 7, "DL701")]
 
 
+def test_a_line_that_continues_an_expression_with_percent_is_python_not_a_magic(tmp_path: Path) -> None:
+    cell = 'import torch\nname = ("epoch %d"\n% 3)\nlabel = "%s"\\\n  % name\n' + LOAD.split("\n", 1)[1]
+    path = notebook(tmp_path / "nb.ipynb", [code_cell(cell)])
+    assert codes(path) == [(1, 6, "DL701")]
+
+
 def test_an_nbformat_3_notebook_is_read(tmp_path: Path) -> None:
     path = tmp_path / "old.ipynb"
     path.write_text(json.dumps({"nbformat": 3, "nbformat_minor": 0, "metadata": {}, "worksheets": [{"cells": [

@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import hashlib
 import html
+import importlib.metadata
 import importlib.util
+import re
 import shutil
 import subprocess
 import sys
@@ -70,9 +72,10 @@ def build_wheel(root: Path = ROOT, cache: Path = CACHE) -> Path:
             else:
                 shutil.copy2(path, source / name)
         out = Path(scratch) / "out"
-        # setuptools is there in the site's environment (Python 3.11's venv has it): build without
-        # fetching it from the package index; elsewhere pip fetches it, as for `pip install -e .`
-        isolation = ["--no-build-isolation"] if importlib.util.find_spec("setuptools") else []
+        # Where this environment's setuptools can build a wheel by itself, build without fetching it from the
+        # package index; elsewhere (no setuptools, or a venv's older one without the `wheel` package) pip
+        # fetches a current one, as for `pip install -e .`
+        isolation = ["--no-build-isolation"] if builds_wheels_here() else []
         done = subprocess.run(
             [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-cache-dir", "-q", *isolation,
              "-w", str(out), str(source)],
@@ -86,6 +89,20 @@ def build_wheel(root: Path = ROOT, cache: Path = CACHE) -> Path:
         shutil.copy2(wheels[0], partial)
         partial.replace(folder / wheels[0].name)  # two builds may run at once
     return folder / wheels[0].name
+
+
+def builds_wheels_here() -> bool:
+    """True when this environment's setuptools builds a wheel without anything more: it has `bdist_wheel` itself
+    (setuptools 70.1 and later) or the `wheel` package is installed beside it."""
+    if importlib.util.find_spec("setuptools") is None:
+        return False
+    if importlib.util.find_spec("wheel") is not None:
+        return True
+    try:
+        parts = importlib.metadata.version("setuptools").split(".")[:2]
+        return (int(parts[0]), int(re.match(r"\d+", parts[1])[0])) >= (70, 1)
+    except (importlib.metadata.PackageNotFoundError, ValueError, TypeError, IndexError):
+        return False
 
 
 def requires_python(root: Path = ROOT) -> str | None:

@@ -46,6 +46,20 @@ def test_the_wheels_sources_are_what_pyproject_packages_and_their_digest_follows
     assert helper_wheel.source_digest(tmp_path) != before
 
 
+@pytest.mark.parametrize(("setuptools", "wheel", "here"), [
+    ("65.5.0", False, False),  # Python 3.11's venv: no bdist_wheel without the wheel package
+    ("65.5.0", True, True),
+    ("70.1.0", False, True),
+    ("84.2.1", False, True),
+    (None, False, False),
+])
+def test_the_wheel_is_built_without_isolation_only_where_setuptools_can_build_it(monkeypatch, setuptools, wheel, here):
+    found = {"setuptools": setuptools is not None, "wheel": wheel}
+    monkeypatch.setattr(helper_wheel.importlib.util, "find_spec", lambda name: object() if found.get(name) else None)
+    monkeypatch.setattr(helper_wheel.importlib.metadata, "version", lambda name: setuptools)
+    assert helper_wheel.builds_wheels_here() is here
+
+
 def test_the_setup_cell_and_the_site_name_the_same_index():
     assert build_notebooks.WHEEL_INDEX == helper_wheel.INDEX + "/"
     config = {"site_url": "https://someone.github.io/fork/"}

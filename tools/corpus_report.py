@@ -97,7 +97,7 @@ def heldout_strata() -> dict[str, list[dict[str, Any]]]:
     the error line of any development entry (DEVELOPMENT_FILES), "common" otherwise."""
     development = [error_line(e["text"]) for path in DEVELOPMENT_FILES for e in load_corpus(path)]
     strata: dict[str, list[dict[str, Any]]] = {"common": [], "novel": []}
-    for entry in [e for path in HELDOUT_FILES for e in load_corpus(path)]:
+    for entry in (e for path in HELDOUT_FILES for e in load_corpus(path)):
         line = error_line(entry["text"])
         strata["common" if any(similar(line, d) for d in development) else "novel"].append(entry)
     return strata

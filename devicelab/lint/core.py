@@ -251,16 +251,6 @@ def neutralised(line: str) -> str:
     return f"{special.group(1)}pass" if special else line
 
 
-def _parses(code: str) -> bool:
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            ast.parse(code)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return False
-    return True
-
-
 def cells_source(cells: Iterable[tuple[int, str]]) -> Source:
     """Code cells joined in order (a later cell sees the names of an earlier one); IPython magics blanked."""
     out: list[str] = []
@@ -272,7 +262,10 @@ def cells_source(cells: Iterable[tuple[int, str]]) -> Source:
             continue  # a cell magic: not Python
         # A cell that is Python as it stands keeps every line: a line that starts with `%` or `!` may continue an
         # expression (`"%s" \n % name`), and is no magic there.
-        plain = _parses(code)
+        try:
+            plain = bool(parse(code))
+        except (SyntaxError, ValueError, Unreadable):
+            plain = False
         for index, line in enumerate(lines, 1):
             out.append(line if plain else neutralised(line))
             origin.append((number, index))

@@ -25,17 +25,17 @@ corpus_report = importlib.util.module_from_spec(_spec)
 sys.modules["corpus_report"] = corpus_report
 _spec.loader.exec_module(corpus_report)
 
-ENTRIES = corpus_report.load_corpus()
-NOVEL = corpus_report.load_corpus(corpus_report.NOVEL_DEV)  # the development half of the novel wordings
-NOVEL2 = corpus_report.load_corpus(corpus_report.NOVEL_DEV2)  # a second development batch of novel wordings
-HELDOUT = corpus_report.load_corpus(corpus_report.HELDOUT)
-NOVEL_HELDOUT = corpus_report.load_corpus(corpus_report.NOVEL_HELDOUT)
-NOVEL3 = corpus_report.load_corpus(corpus_report.NOVEL_DEV3)  # a third batch's development half
-NOVEL_HELDOUT2 = corpus_report.load_corpus(corpus_report.NOVEL_HELDOUT2)
-PARTS = {"corpus.json": ENTRIES, "heldout.json": HELDOUT, "novel_dev.json": NOVEL, "novel_dev2.json": NOVEL2,
-         "novel_heldout.json": NOVEL_HELDOUT, "novel_dev3.json": NOVEL3, "novel_heldout2.json": NOVEL_HELDOUT2}
-DEVELOPMENT = ENTRIES + NOVEL + NOVEL2 + NOVEL3
-ALL = ENTRIES + HELDOUT + NOVEL + NOVEL2 + NOVEL_HELDOUT + NOVEL3 + NOVEL_HELDOUT2
+# Every file of both parts, by name: the development files are read and tuned on, the held-out ones only scored.
+PARTS = {path.name: corpus_report.load_corpus(path)
+         for path in corpus_report.DEVELOPMENT_FILES + corpus_report.HELDOUT_FILES}
+ENTRIES = PARTS[corpus_report.CORPUS.name]
+HELDOUT = PARTS[corpus_report.HELDOUT.name]
+NOVEL = PARTS[corpus_report.NOVEL_DEV.name]  # the development half of the first batch of novel wordings
+NOVEL_HELDOUT = PARTS[corpus_report.NOVEL_HELDOUT.name]
+DEVELOPMENT = [e for path in corpus_report.DEVELOPMENT_FILES for e in PARTS[path.name]]
+HELDOUT_ALL = [e for path in corpus_report.HELDOUT_FILES for e in PARTS[path.name]]
+NOVEL_DEVELOPMENT = [e for e in DEVELOPMENT if e.get("stratum") == "novel"]
+ALL = DEVELOPMENT + HELDOUT_ALL
 KEYS = {"id", "lang", "text", "source", "torch_version", "device_error", "chapters", "cause", "family"}
 NOVEL_KEYS = KEYS | {"stratum", "library"}  # the novel wordings also say where the message comes from
 MIN_POSITIVES = 80
@@ -110,7 +110,7 @@ def test_no_text_is_entered_twice():
 
 def test_no_thread_is_on_both_sides():
     """The split is by thread: every paste from one page is in the development part or in the held-out part."""
-    held = {e["source"] for e in HELDOUT + NOVEL_HELDOUT + NOVEL_HELDOUT2}
+    held = {e["source"] for e in HELDOUT_ALL}
     both = sorted(e["id"] for e in DEVELOPMENT if e["source"] in held)
     assert both == [], both
 
@@ -139,7 +139,7 @@ def test_the_novel_wordings_are_novel_and_come_from_many_libraries():
     """The development novel entries are novel to corpus.json; the held-out novel stratum (error lines not 90%
     similar to any development entry) is large, bilingual, and comes from 30 libraries or more."""
     common = [corpus_report.error_line(e["text"]) for e in ENTRIES]
-    for e in NOVEL + NOVEL2 + NOVEL3:
+    for e in NOVEL_DEVELOPMENT:
         assert not any(corpus_report.similar(corpus_report.error_line(e["text"]), c) for c in common), e["id"]
     novel = corpus_report.heldout_strata()["novel"]
     assert len(novel) >= 60 and {e["lang"] for e in novel} == {"en", "zh"}

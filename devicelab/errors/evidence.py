@@ -127,7 +127,7 @@ _FACTORY = (r"\btorch\.(?:zeros|ones|empty|full|rand|randn|randint|randperm|aran
 USER_RULES: tuple[FrameRule, ...] = (
     FrameRule("factory_in_forward", "05-inside", func=r"forward$", code=_FACTORY, code_not=r"device ?="),
     FrameRule("layer_in_forward", "05-inside", func=r"forward$", code=r"\bnn\.[A-Z]\w*\("),
-    FrameRule("numpy_call", "01-devices", code=r"\.numpy\(\)", code_not=r"\.cpu\(\)\s*\.numpy\(\)"),
+    FrameRule("numpy_call", "09-debugging", code=r"\.numpy\(\)", code_not=r"\.cpu\(\)\s*\.numpy\(\)"),
     FrameRule("torch_load", "07-checkpoints", code=r"\btorch\.load\("),
     FrameRule("load_state_dict", "07-checkpoints", code=r"optim\w*\.load_state_dict\("),
     FrameRule("optimizer_step_call", "07-checkpoints", code=r"\b(?:optim\w*|opt)\.step\(\)"),

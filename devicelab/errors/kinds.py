@@ -510,8 +510,12 @@ DESERIALIZE = ErrorKind(
         r"(?:试图|尝试)在 ?(?P<want>\w+) ?设备上反序列化对象",
         # a traceback cut before the message, through the function that restores a storage's device
         r"(?P<_frame>default_restore_location)",
+        # a PyTorch without CUDA kernels asked to make a CUDA tensor: what torch.jit.load of a file saved on a GPU
+        # prints on such a machine (the storage is re-created on its saved device)
+        r"Could not run '(?P<_nokernels>aten::empty_strided)' with arguments from the '(?P<want>CUDA)' backend",
     ),
-    routes=(Route({"_frame": "."}, "07-checkpoints", False, ("map_location",), ("09-debugging",)),),
+    routes=(Route({"_frame": "."}, "07-checkpoints", False, ("map_location",), ("09-debugging",)),
+            Route({"_nokernels": "."}, "07-checkpoints", False, ("map_location",), ("01-devices",))),
     example="Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is False. "
     "If you are running on a CPU-only machine, please use torch.load with map_location=torch.device('cpu') "
     "to map your storages to the CPU.",
@@ -522,6 +526,18 @@ DESERIALIZE = ErrorKind(
         "zh": "检查点为每个张量记下了保存时所在的设备（{want}），torch.load 默认会把它放回那里；"
         "可这台机器上没有那个设备。"
         "请告诉 torch.load 把张量放到哪里：`torch.load(path, map_location=device)`。",
+    },
+    reading_by_marker={
+        "_nokernels": {
+            "en": "This PyTorch has no {want} kernels (a build without CUDA), yet it was asked to create a tensor on "
+            "{want}. That is what loading a TorchScript file or checkpoint saved on a GPU does on such a machine: "
+            "each tensor goes back to the device it was saved from. Say where to put them: "
+            "`torch.jit.load(path, map_location=\"cpu\")` (or `torch.load(path, map_location=device)`).",
+            "zh": "这个 PyTorch 没有 {want} 内核（不带 CUDA 的版本），却被要求在 {want} 上创建张量。"
+            "在这样的机器上加载在 GPU 上保存的 TorchScript 文件或检查点就会这样：每个张量都回到保存时所在的设备。"
+            "请指定张量放到哪里：`torch.jit.load(path, map_location=\"cpu\")`"
+            "（或 `torch.load(path, map_location=device)`）。",
+        },
     },
 )
 
@@ -579,13 +595,24 @@ TRITON_POINTER = ErrorKind(
     candidates=("05-inside", "09-debugging"),
     causes=("batch_not_moved", "layer_outside_to"),
     device_fields=(),
-    patterns=(r"Pointer argument \(at (?P<arg>\d+)\) cannot be accessed from Triton \(cpu tensor\?\)",),
+    patterns=(r"Pointer argument \(at (?P<arg>\d+)\) cannot be accessed from Triton \(cpu tensor\?\)",
+              # Triton's launcher, handed only CPU tensors, looks for a CPU backend it does not have
+              r"Cannot find backend for (?P<_cpu>cpu)\b"),
     example="ValueError: Pointer argument (at 0) cannot be accessed from Triton (cpu tensor?)",
     reading={
         "en": "A Triton GPU kernel (a custom kernel, or one that torch.compile generated) was given a CPU tensor as "
         "its argument number {arg}: a GPU kernel can only read GPU memory.",
         "zh": "一个 Triton GPU 内核（自定义的，或由 torch.compile 生成的）的第 {arg} 个参数收到了 CPU 张量："
         "GPU 内核只能读取显存。",
+    },
+    reading_by_marker={
+        "_cpu": {
+            "en": "A Triton GPU kernel (a library's fused kernel, or one that torch.compile generated) was launched on "
+            "CPU tensors, so Triton looked for a CPU backend it does not have: its kernels run only on a GPU. Move "
+            "the model and its inputs to the GPU.",
+            "zh": "一个 Triton GPU 内核（某个库的融合内核，或由 torch.compile 生成的）收到的都是 CPU 张量，"
+            "于是 Triton 去找它并没有的 CPU 后端：它的内核只能在 GPU 上运行。请把模型和输入都移到 GPU 上。",
+        },
     },
 )
 

@@ -109,7 +109,7 @@ LIBRARY_RULES: tuple[FrameRule, ...] = (
     FrameRule("optimizer_step", "07-checkpoints", torch_path=r"^torch/optim/", also=("01-devices",)),
     FrameRule("grad_scaler", "08-amp", torch_path=r"^torch/(?:amp|cuda/amp)/grad_scaler\.py"),
     FrameRule("autocast", "08-amp", torch_path=r"^torch/(?:amp/autocast_mode|cuda/amp/autocast_mode|amp/)"),
-    FrameRule("serialization", "07-checkpoints", torch_path=r"^torch/(?:serialization|_utils|storage)\.py"),
+    FrameRule("serialization", "07-checkpoints", torch_path=r"^torch/(?:serialization|_utils|storage|jit/_serialization)\.py"),
     FrameRule("data_parallel", "06-multigpu",
               torch_path=r"^torch/nn/parallel/(?:data_parallel|parallel_apply|replicate|scatter_gather|comm|_functions)"
               r"\.py", also=("02-dataparallel",)),
@@ -128,7 +128,7 @@ USER_RULES: tuple[FrameRule, ...] = (
     FrameRule("factory_in_forward", "05-inside", func=r"forward$", code=_FACTORY, code_not=r"device ?="),
     FrameRule("layer_in_forward", "05-inside", func=r"forward$", code=r"\bnn\.[A-Z]\w*\("),
     FrameRule("numpy_call", "09-debugging", code=r"\.numpy\(\)", code_not=r"\.cpu\(\)\s*\.numpy\(\)"),
-    FrameRule("torch_load", "07-checkpoints", code=r"\btorch\.load\("),
+    FrameRule("torch_load", "07-checkpoints", code=r"\btorch\.(?:jit\.)?load\("),
     FrameRule("load_state_dict", "07-checkpoints", code=r"optim\w*\.load_state_dict\("),
     FrameRule("optimizer_step_call", "07-checkpoints", code=r"\b(?:optim\w*|opt)\.step\(\)"),
     FrameRule("scaler_call", "08-amp", code=r"\bscaler\.(?:step|scale|unscale_)\("),

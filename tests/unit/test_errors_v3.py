@@ -19,6 +19,13 @@ SITE = "devicelab-course"
     ('RuntimeError: !t.is_cuda() INTERNAL ASSERT FAILED at "../aten/src/ATen/native/sparse/SparseTensorMath.cpp":1143, '
      "please report a bug to PyTorch.", "01-devices"),
     ("ValueError: Pointer argument (at 0) cannot be accessed from Triton (cpu tensor?)", "01-devices"),
+    ("ValueError: Cannot find backend for cpu", "01-devices"),
+    ('  File "model.py", line 23, in __init__\n    self.model = torch.jit.load(model_path)\n'
+     "NotImplementedError: Could not run 'aten::empty_strided' with arguments from the 'CUDA' backend. This could be "
+     "because the operator doesn't exist for this backend", "07-checkpoints"),
+    ('  File "export.py", line 156, in tofile\n    cur = weights[key].numpy().astype(np.float16)\n'
+     "TypeError: can't convert cuda:0 device type tensor to numpy. Use Tensor.cpu() to copy the tensor to host "
+     "memory first.", "09-debugging"),
     ("RuntimeError: device of indices (-1) must match device of values (0)", "01-devices"),
     ("RuntimeError: device of indices (0) must match device of values (5)", "06-multigpu"),
     ("AttributeError: 'list' object has no attribute 'to'", "04-batches"),

@@ -760,7 +760,10 @@ class Analysis:
         target = self.value(func, env) if isinstance(func, (ast.Name, ast.Attribute)) else None
         if isinstance(func, ast.Name) or target is not None and target.kind in ("module", "moved"):
             if target is not None and target.kind == "module":  # a model's output, or a loss
-                return Value("tensor", device=target.device or self._device_input(call, env))
+                # on the CPU only when the model is known to be there: built in this scope and never moved (a
+                # model handed in, or a submodule, moves with whoever owns it)
+                device = target.device or self._device_input(call, env)
+                return Value("tensor", device=device, known=device or target.created)
             if target is not None and target.kind == "moved":
                 return Value("tensor", device=True, known=False)
             if isinstance(func, ast.Name) and (target is None or target.kind == "param") and (

@@ -4,7 +4,11 @@
 cannot fail that way, and DL701 stays silent, when the same file shows the checkpoint's origin:
 
 - it saved it: `torch.save(obj, path)` (or `torch.hub.download_url_to_file(url, path)`) earlier in the file or
-  notebook, to the same path (the same literal, the same name, the same expression);
+  notebook, to the same path (the same literal, the same name, the same expression), also through a function's
+  parameter when every call of the function in the file passes that path (or a name assigned it);
+- it saves CPU tensors there: `torch.save(x.cpu(), path)` anywhere in the file, to a path with the same file
+  name (the last string of both paths: `os.path.join(args.dump, "feats.pth")` and
+  `os.path.join(args.load, "feats.pth")`);
 - it is an in-memory buffer: `torch.load(io.BytesIO(...))`, or a name assigned from `io.BytesIO(...)`;
 - it is a download of published weights: a path built from a URL string (`"https://..."`), or from a download
   helper (`torch.hub.load_state_dict_from_url` and `torch.utils.model_zoo.load_url` take `map_location`
@@ -34,14 +38,19 @@ class CheckpointOrigins:
     def __init__(self, analysis: Analysis) -> None:
         self.a = analysis
         self.written: dict[str, list[tuple[int, int]]] = {}  # ast.dump of a path -> where it was written
+        self.cpu_names: set[str] = set()  # the file names (last string of the path) saved with CPU tensors
         self.assigned: dict[str, list[ast.expr]] = {}  # name -> every value assigned to it in the file
         for node in analysis.nodes_of(ast.Call):
-            found = WRITERS.get(analysis.resolve(node.func) or "")
+            writer = analysis.resolve(node.func) or ""
+            found = WRITERS.get(writer)
             if found:
                 position, name = found
                 path = node.args[position] if len(node.args) > position else _keyword(node, name)
                 if path is not None:
                     self.written.setdefault(ast.dump(path), []).append((node.lineno, node.col_offset))
+                    saved = node.args[0] if node.args else _keyword(node, "obj")
+                    if writer == "torch.save" and saved is not None and _on_cpu(saved) and _file_name(path):
+                        self.cpu_names.add(_file_name(path))
         for node in analysis.nodes_of(ast.Assign, ast.AnnAssign, ast.withitem):
             if isinstance(node, ast.withitem):
                 target, value = node.optional_vars, node.context_expr
@@ -60,12 +69,40 @@ class CheckpointOrigins:
         source = load.args[0] if load.args else _keyword(load, "f")
         if source is None:
             return False
-        return self._saved_before(source, load) or self._buffer(source) or self._downloaded(source, 0)
+        return self._saved_before(source, load) or self._buffer(source) or self._downloaded(source, 0) or (
+            self._cpu_file(source)) or self._passed_saved_path(source, load)
 
-    def _saved_before(self, source: ast.expr, load: ast.Call) -> bool:
+    def _saved_before(self, source: ast.expr, load: ast.AST) -> bool:
         where = (load.lineno, load.col_offset)
         paths = [source, *(self._opened(source))]
         return any(at < where for path in paths for at in self.written.get(ast.dump(path), ()))
+
+    def _cpu_file(self, source: ast.expr) -> bool:
+        """A file of the same name that the file saves CPU tensors to."""
+        name = _file_name(source)
+        return bool(name) and name in self.cpu_names
+
+    def _passed_saved_path(self, source: ast.expr, load: ast.Call) -> bool:
+        """`def extract(model, path): torch.load(path)`, and every call of `extract` in the file passes a path
+        saved before the call (the same expression, or a name assigned it)."""
+        fn = self.a.enclosing_function(load)
+        if not isinstance(source, ast.Name) or fn is None or isinstance(fn, ast.Lambda) or (
+                self.a.functions.get(fn.name) is not fn):
+            return False
+        params = [arg.arg for arg in [*fn.args.posonlyargs, *fn.args.args]]
+        if source.id not in params or self.a.call_count().get(fn.name, 0) <= 0:
+            return False
+        index = params.index(source.id)
+        sites = [c for c in self.a.nodes_of(ast.Call) if isinstance(c.func, ast.Name) and c.func.id == fn.name]
+        for site in sites:
+            given = site.args[index] if index < len(site.args) and not any(
+                isinstance(a, ast.Starred) for a in site.args[:index + 1]) else _keyword(site, source.id)
+            if given is None:
+                return False
+            values = [given, *(self.assigned.get(given.id, ()) if isinstance(given, ast.Name) else ())]
+            if not any(self._saved_before(value, site) for value in values):
+                return False
+        return bool(sites)
 
     def _opened(self, source: ast.expr) -> list[ast.expr]:
         """The path a file object was opened from (`with open(path) as f`)."""
@@ -92,6 +129,25 @@ class CheckpointOrigins:
                     self._downloaded(value, depth + 1) for value in self.assigned.get(node.id, ())):
                 return True
         return False
+
+
+def _on_cpu(saved: ast.expr) -> bool:
+    """`x.cpu()`, `x.detach().cpu()`, `x.cpu().clone()`: a tensor brought to the CPU before it is saved."""
+    node = saved
+    while isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        if node.func.attr == "cpu" and not node.args:
+            return True
+        if node.func.attr not in ("detach", "clone", "contiguous", "float", "half", "double", "long", "int"):
+            return False
+        node = node.func.value
+    return False
+
+
+def _file_name(path: ast.expr) -> str:
+    """The last string written in a path expression, when it names a file (`"feats.pth"`)."""
+    strings = [n for n in ast.walk(path) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+    last = max(strings, key=lambda n: (n.lineno, n.col_offset), default=None)
+    return last.value.rsplit("/", 1)[-1] if last is not None and "." in last.value.rsplit("/", 1)[-1] else ""
 
 
 def _keyword(call: ast.Call, name: str) -> ast.expr | None:

@@ -87,3 +87,203 @@ def test_dl501_leaves_alone_a_factory_that_only_feeds_python(body: str) -> None:
 ])
 def test_dl501_still_flags_a_factory_whose_result_meets_the_input(body: str) -> None:
     assert forward(body) == ["DL501"]
+
+
+# --- code written for CUDA (machines.py): DL103 and DL701 ------------------------------------------------------
+
+CUDA_SCRIPT = "import torch\nmodel = torch.nn.Linear(2, 2).cuda()\nprint(model(torch.randn(1, 2).cuda()))\n"
+ASKING_SCRIPT = "import torch\ndevice = 'cuda' if torch.cuda.is_available() else 'cpu'\nprint(device)\n"
+
+
+def file_codes(path) -> list[str]:
+    from devicelab.lint import lint_file
+
+    return [p.code for p in lint_file(path)]
+
+
+def test_dl103_leaves_alone_a_folder_written_for_cuda_throughout(tmp_path) -> None:
+    (tmp_path / "train.py").write_text(CUDA_SCRIPT)
+    (tmp_path / "evaluate.py").write_text(CUDA_SCRIPT)
+    assert file_codes(tmp_path / "train.py") == []
+
+
+def test_dl103_still_flags_a_lone_script_and_one_whose_neighbours_ask_for_a_device(tmp_path) -> None:
+    lone, mixed = tmp_path / "lone", tmp_path / "mixed"
+    lone.mkdir()
+    mixed.mkdir()
+    (lone / "train.py").write_text(CUDA_SCRIPT)
+    assert file_codes(lone / "train.py") == ["DL103"]
+    (mixed / "train.py").write_text(CUDA_SCRIPT)
+    (mixed / "evaluate.py").write_text(CUDA_SCRIPT)
+    (mixed / "demo.py").write_text(ASKING_SCRIPT)  # the folder's code runs without CUDA elsewhere
+    assert file_codes(mixed / "train.py") == ["DL103"]
+
+
+def test_dl103_leaves_alone_a_script_that_picks_a_gpu_by_number() -> None:
+    assert codes("torch.cuda.set_device(1)\nmodel = nn.Linear(2, 2).cuda()\nprint(model)\n") == []
+
+
+@pytest.mark.parametrize("body", [
+    # the function that loads moves to CUDA on every path
+    "def sample(path):\n    model = nn.Linear(2, 2)\n    model.load_state_dict(torch.load(path))\n    model.cuda()\n",
+    # the whole file calls .cuda() and never asks for a device
+    "def load(path):\n    return torch.load(path)\n\n\nmodel = nn.Linear(2, 2).cuda()\n",
+    # CPU tensors saved to a file of that name
+    "torch.save(feats.cpu(), os.path.join(args.dump, 'feats.pth'))\n"
+    "feats = torch.load(os.path.join(args.load, 'feats.pth'))\n",
+    # the path saved before, handed to the function that loads it
+    "torch.save(model.state_dict(), 'best_{}.pth'.format(args.name))\n\n\ndef extract(model, path):\n"
+    "    model.load_state_dict(torch.load(path))\n\n\nbest = 'best_{}.pth'.format(args.name)\n"
+    "extract(model, best)\n",
+])
+def test_dl701_leaves_alone_code_written_for_cuda_and_checkpoints_it_saved(body: str) -> None:
+    assert "DL701" not in codes(body)
+
+
+@pytest.mark.parametrize("body", [
+    # the file picks its device: the load's function may run on the CPU
+    "device = 'cuda' if torch.cuda.is_available() else 'cpu'\nmodel = nn.Linear(2, 2)\nif device == 'cuda':\n"
+    "    model.cuda()\n\n\ndef load(path):\n    return torch.load(path)\n",
+    "torch.save(feats, os.path.join(args.dump, 'feats.pth'))\n"  # saved as it is: maybe CUDA tensors
+    "feats = torch.load(os.path.join(args.load, 'feats.pth'))\n",
+    "def extract(model, path):\n    model.load_state_dict(torch.load(path))\n\n\n"  # a path from elsewhere
+    "extract(model, args.checkpoint)\n",
+])
+def test_dl701_still_flags_a_load_that_may_run_without_cuda(body: str) -> None:
+    assert codes(body) == ["DL701"]
+
+
+def test_dl701_leaves_alone_a_load_in_a_folder_written_for_cuda(tmp_path) -> None:
+    (tmp_path / "train.py").write_text(CUDA_SCRIPT)
+    (tmp_path / "utils.py").write_text("import torch\n\n\ndef restore(path):\n    return torch.load(path)\n")
+    assert file_codes(tmp_path / "utils.py") == []
+    (tmp_path / "demo.py").write_text(ASKING_SCRIPT)
+    assert file_codes(tmp_path / "utils.py") == ["DL701"]
+
+
+# --- DL301: the output of a model whose device is not known -----------------------------------------------------
+
+@pytest.mark.parametrize("body", [
+    # a submodule moves with the module that owns it
+    "class Adversarial(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+    "        self.classifier = nn.Linear(4, 1)\n\n    def forward(self, x):\n"
+    "        pred = self.classifier(x)\n        device = pred.device\n"
+    "        label = torch.ones(len(x), 1).float().to(device)\n"
+    "        loss_fn = nn.BCELoss()\n        return loss_fn(pred, label)\n",
+    # a model handed in (here wrapped by DDP around a model built elsewhere)
+    "def step(model, images, loss_fn):\n    images = [im.cuda() for im in images]\n"
+    "    out = model(images)\n    return loss_fn(out, torch.ones(2).cuda())\n\n\n"
+    "ddp = nn.parallel.DistributedDataParallel(build(), device_ids=[0])\n"
+    "step(ddp, batches, nn.MSELoss())\n",
+])
+def test_dl301_leaves_alone_the_output_of_a_submodule_or_a_model_handed_in(body: str) -> None:
+    assert "DL301" not in codes(body)
+
+
+def test_dl301_still_flags_the_output_of_a_model_left_on_the_cpu_beside_a_moved_label() -> None:
+    body = ("model = nn.Linear(4, 2)\nout = model(torch.randn(3, 4))\nlabels = torch.ones(3).long().cuda()\n"
+            "loss = nn.functional.cross_entropy(out, labels)\n")
+    assert "DL301" in codes(body)
+
+
+# --- DL503: a layer built once, moved and cached ------------------------------------------------------------------
+
+LAZY = """
+def singleton(key):
+    def inner(fn):
+        def wrapper(self, *args):
+            found = getattr(self, key)
+            if found is None:
+                found = fn(self, *args)
+                setattr(self, key, found)
+            return found
+        return wrapper
+    return inner
+
+
+class Head(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.projector = None
+        self.fc = nn.Linear(4, 4)
+
+    {decorator}
+    def _projector(self, hidden):
+        projector = nn.Linear(hidden.shape[1], 8)
+        return projector.to(hidden)
+
+    def forward(self, x):
+        hidden = self.fc(x)
+        return self._projector(hidden)(hidden)
+"""
+
+
+def test_dl503_leaves_alone_a_layer_built_moved_and_cached() -> None:
+    assert codes(LAZY.format(decorator="@singleton('projector')")) == []
+    assert codes("import functools\n" + LAZY.format(decorator="@functools.lru_cache")) == []
+
+
+def test_dl503_still_flags_a_layer_built_and_moved_at_every_call() -> None:
+    assert codes(LAZY.format(decorator="")) == ["DL503"]
+
+
+# --- DL501: more that only feeds Python, moves through methods, CPU demos ------------------------------------
+
+@pytest.mark.parametrize("body", [
+    "drop = torch.zeros(3).uniform_(0., 1.) < 0.5\nif all(drop):\n    drop[0] = False\n"
+    "keep = [i for i, d in zip(range(3), drop) if not d]\nx = x[:len(keep)]",
+    "ids = torch.from_numpy(np.arange(4))\nsizes = [ids.eq(i).sum().item() for i in range(4)]\nx = x[:len(sizes)]",
+    "arr = torch.ByteTensor(4).view(2, 2).numpy()\nx = x * float(arr.sum())",
+    "label = torch.ones(4).long()\nx = x + label.float().to(x.device)",
+])
+def test_dl501_leaves_alone_python_only_results_and_moves_through_methods(body: str) -> None:
+    assert forward(body) == []
+
+
+def test_dl501_leaves_alone_a_comparison_with_a_plain_parameter() -> None:
+    body = ("def dropout_layers(layers, p):\n    drop = torch.zeros(len(layers)).uniform_(0., 1.) < p\n"
+            "    if all(drop):\n        drop[0] = False\n"
+            "    return [layer for layer, d in zip(layers, drop) if not d]\n\n\n"
+            "class Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+            "        self.layers = nn.ModuleList([nn.Linear(4, 4)])\n\n    def forward(self, x):\n"
+            "        for layer in dropout_layers(self.layers, 0.1):\n            x = layer(x)\n        return x\n")
+    assert codes(body) == []
+    assert codes(body.replace("< p", "< x_ref").replace("(layers, p)", "(layers, x_ref)").replace(
+        "return [layer", "x_ref.view(-1)\n    return [layer")) == ["DL501"]
+
+
+def test_dl501_leaves_alone_a_model_of_a_cpu_demo_in_a_main_block() -> None:
+    demo = ("if __name__ == '__main__':\n    class Mock(nn.Module):\n        def forward(self, img):\n"
+            "            return torch.ones(img.shape[0], 4).bool() & (img.view(img.shape[0], -1)[:, :4] > 0)\n\n"
+            "    print(Mock()(torch.randn(2, 4)))\n")
+    assert codes(demo) == []
+    assert "DL501" in codes(demo.replace("Mock()(torch.randn(2, 4))", "Mock().cuda()(torch.randn(2, 4).cuda())"))
+
+
+# --- DL602: each process's GPU picked by a helper of the project ------------------------------------------------
+
+DDP_SCRIPT = """import torch
+import torch.nn as nn
+import utils
+
+
+def main(args):
+    utils.init_distributed_mode(args)
+    model = nn.Linear(8, 2).cuda()
+    return nn.parallel.DistributedDataParallel(model, device_ids=[args.gpu])
+"""
+
+
+def test_dl602_leaves_alone_a_script_whose_project_helper_sets_the_device(tmp_path) -> None:
+    (tmp_path / "utils.py").write_text("import torch\n\n\ndef init_distributed_mode(args):\n"
+                                       "    torch.distributed.init_process_group('nccl')\n"
+                                       "    torch.cuda.set_device(args.gpu)\n")
+    (tmp_path / "train.py").write_text(DDP_SCRIPT)
+    assert "DL602" not in file_codes(tmp_path / "train.py")
+
+
+def test_dl602_still_flags_a_script_whose_helper_never_sets_the_device(tmp_path) -> None:
+    (tmp_path / "utils.py").write_text("import torch\n\n\ndef init_distributed_mode(args):\n"
+                                       "    torch.distributed.init_process_group('nccl')\n")
+    (tmp_path / "train.py").write_text(DDP_SCRIPT)
+    assert "DL602" in file_codes(tmp_path / "train.py")

@@ -252,7 +252,16 @@ class Analysis:
             found = self.foreign(base) if base not in self.classes else None
             if found is not None and found[0].is_module_class(found[1]):
                 return True
-        return False
+        # a class with its own `forward`, built on a class of another package (or of a module of the project that
+        # cannot be read): nn.Module's protocol, taken for a model
+        return "forward" in info.methods and any(self._unread_base(base) for base in info.bases)
+
+    def _unread_base(self, base: str) -> bool:
+        """A base class the linter cannot read: imported from a package that is not torch, nor found beside."""
+        if base in self.classes or base == "?" or base.startswith("torch.") or "." not in base and (
+                base not in self.imports.names):
+            return False
+        return self.foreign(base) is None and self.foreign(base.rsplit(".", 1)[-1]) is None
 
     def method(self, cls: str, name: str, seen: frozenset[str] = frozenset()) -> tuple[str, ast.FunctionDef] | None:
         """Where method `name` of a local class is defined (the class itself or a local base)."""

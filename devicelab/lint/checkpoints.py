@@ -3,9 +3,13 @@
 `torch.load(path)` without `map_location` fails on a machine without the GPU the checkpoint was saved from. It
 cannot fail that way, and DL701 stays silent, when the same file shows the checkpoint's origin:
 
-- it saved it: `torch.save(obj, path)` (or `torch.hub.download_url_to_file(url, path)`) earlier in the file or
-  notebook, to the same path (the same literal, the same name, the same expression), also through a function's
-  parameter when every call of the function in the file passes that path (or a name assigned it);
+- it saved it in the same run: `torch.save(obj, path)` (or `torch.hub.download_url_to_file(url, path)`) earlier
+  in the same function, or earlier at the top level of the script or notebook (for a load anywhere after it), to
+  the same path (the same literal, the same name, the same expression); also through a function's parameter
+  when every call of the function in the file passes a path saved before the call (or a name assigned it), there
+  or in a function of the file called before it. A
+  `save()` method and a `load()` method writing and reading the same path are two runs (a resume, maybe on
+  another machine): flagged;
 - it saves CPU tensors there: `torch.save(x.cpu(), path)` anywhere in the file, to a path with the same file
   name (the last string of both paths: `os.path.join(args.dump, "feats.pth")` and
   `os.path.join(args.load, "feats.pth")`);
@@ -37,7 +41,8 @@ class CheckpointOrigins:
 
     def __init__(self, analysis: Analysis) -> None:
         self.a = analysis
-        self.written: dict[str, list[tuple[int, int]]] = {}  # ast.dump of a path -> where it was written
+        # ast.dump of a path -> where it was written: line, column, and the function it was written in (0: none)
+        self.written: dict[str, list[tuple[int, int, int]]] = {}
         self.cpu_names: set[str] = set()  # the file names (last string of the path) saved with CPU tensors
         self.assigned: dict[str, list[ast.expr]] = {}  # name -> every value assigned to it in the file
         for node in analysis.nodes_of(ast.Call):
@@ -47,7 +52,8 @@ class CheckpointOrigins:
                 position, name = found
                 path = node.args[position] if len(node.args) > position else _keyword(node, name)
                 if path is not None:
-                    self.written.setdefault(ast.dump(path), []).append((node.lineno, node.col_offset))
+                    self.written.setdefault(ast.dump(path), []).append((node.lineno, node.col_offset,
+                                                                        self._scope(node)))
                     saved = node.args[0] if node.args else _keyword(node, "obj")
                     if writer == "torch.save" and saved is not None and _on_cpu(saved) and _file_name(path):
                         self.cpu_names.add(_file_name(path))
@@ -72,10 +78,20 @@ class CheckpointOrigins:
         return self._saved_before(source, load) or self._buffer(source) or self._downloaded(source, 0) or (
             self._cpu_file(source)) or self._passed_saved_path(source, load)
 
+    def _scope(self, node: ast.AST) -> int:
+        """The function a node runs in (a lambda's own function), 0 at the top level."""
+        fn = self.a.enclosing_function(node)
+        while isinstance(fn, ast.Lambda):
+            fn = self.a.enclosing_function(fn)
+        return id(fn) if fn is not None else 0
+
     def _saved_before(self, source: ast.expr, load: ast.AST) -> bool:
-        where = (load.lineno, load.col_offset)
+        """Saved to the same path earlier in the same function, or earlier at the top level (which runs before the
+        functions it defines are called): the same run."""
+        where, scope = (load.lineno, load.col_offset), self._scope(load)
         paths = [source, *(self._opened(source))]
-        return any(at < where for path in paths for at in self.written.get(ast.dump(path), ()))
+        return any((line, col) < where and in_scope in (scope, 0)
+                   for path in paths for line, col, in_scope in self.written.get(ast.dump(path), ()))
 
     def _cpu_file(self, source: ast.expr) -> bool:
         """A file of the same name that the file saves CPU tensors to."""
@@ -100,9 +116,24 @@ class CheckpointOrigins:
             if given is None:
                 return False
             values = [given, *(self.assigned.get(given.id, ()) if isinstance(given, ast.Name) else ())]
-            if not any(self._saved_before(value, site) for value in values):
+            if not any(self._saved_before(value, site) or self._saved_by_a_call_before(value, site)
+                       for value in values):
                 return False
         return bool(sites)
+
+    def _saved_by_a_call_before(self, path: ast.expr, site: ast.Call) -> bool:
+        """The path is saved inside a function of the file that the site's own function calls before the site
+        (`finetune(...)` saves the best model, then `extract(model, path)` loads it): the same run."""
+        scope = self._scope(site)
+        for _line, _col, in_scope in self.written.get(ast.dump(path), ()):
+            saver = next((fn for fn in self.a.functions.values() if id(fn) == in_scope), None)
+            if saver is None:
+                continue
+            if any(isinstance(c.func, ast.Name) and c.func.id == saver.name and self._scope(c) == scope
+                   and (c.lineno, c.col_offset) < (site.lineno, site.col_offset)
+                   for c in self.a.nodes_of(ast.Call)):
+                return True
+        return False
 
     def _opened(self, source: ast.expr) -> list[ast.expr]:
         """The path a file object was opened from (`with open(path) as f`)."""

@@ -18,7 +18,7 @@ def codes(body: str) -> list[str]:
     "torch.save(model.state_dict(), 'ckpt.pt')\nstate = torch.load('ckpt.pt')\n",
     "path = 'runs/best.pt'\ntorch.save(model.state_dict(), path)\nstate = torch.load(path)\n",
     "torch.save(model, f=args.out)\nmodel = torch.load(args.out, weights_only=False)\n",
-    "def save(m, path):\n    torch.save(m.state_dict(), path)\n\n\ndef load(path):\n    return torch.load(path)\n",
+    "torch.save(trained, 'whole.pt')\n\n\ndef load_whole():\n    return torch.load('whole.pt')\n",  # top level first
     "torch.save(state, 'c.pt')\nwith open('c.pt', 'rb') as handle:\n    state = torch.load(handle)\n",
     "state = torch.load(io.BytesIO(blob))\n",
     "buffer = io.BytesIO()\ntorch.save(x, buffer)\nbuffer.seek(0)\ny = torch.load(buffer)\n",
@@ -39,6 +39,8 @@ def test_dl701_leaves_alone_a_checkpoint_whose_origin_the_file_shows(body: str) 
     "state = torch.load('ckpt.pt')\ntorch.save(state, 'ckpt.pt')\n",  # saved after it was loaded
     "torch.save(model.state_dict(), 'a.pt')\nstate = torch.load('b.pt')\n",  # another path
     "buffer = open('ckpt.pt', 'rb')\nstate = torch.load(buffer)\n",  # a file, not a buffer
+    # a save() and a load() method: two runs (a resume, perhaps on another machine or GPU)
+    "def save(m, path):\n    torch.save(m.state_dict(), path)\n\n\ndef load(path):\n    return torch.load(path)\n",
 ])
 def test_dl701_still_flags_a_checkpoint_from_elsewhere(body: str) -> None:
     assert codes(body) == ["DL701"]
@@ -135,6 +137,10 @@ def test_dl103_leaves_alone_a_script_that_picks_a_gpu_by_number() -> None:
     "torch.save(model.state_dict(), 'best_{}.pth'.format(args.name))\n\n\ndef extract(model, path):\n"
     "    model.load_state_dict(torch.load(path))\n\n\nbest = 'best_{}.pth'.format(args.name)\n"
     "extract(model, best)\n",
+    # ... saved by a function called just before (the same run)
+    "def finetune(model):\n    torch.save(model.state_dict(), 'best_{}.pth'.format(args.name))\n\n\n"
+    "def extract(model, path):\n    model.load_state_dict(torch.load(path))\n\n\nfinetune(model)\n"
+    "best = 'best_{}.pth'.format(args.name)\nextract(model, best)\n",
 ])
 def test_dl701_leaves_alone_code_written_for_cuda_and_checkpoints_it_saved(body: str) -> None:
     assert "DL701" not in codes(body)
@@ -148,6 +154,9 @@ def test_dl701_leaves_alone_code_written_for_cuda_and_checkpoints_it_saved(body:
     "feats = torch.load(os.path.join(args.load, 'feats.pth'))\n",
     "def extract(model, path):\n    model.load_state_dict(torch.load(path))\n\n\n"  # a path from elsewhere
     "extract(model, args.checkpoint)\n",
+    "def finetune(model):\n    torch.save(model.state_dict(), 'best_{}.pth'.format(args.name))\n\n\n"
+    "def extract(model, path):\n    model.load_state_dict(torch.load(path))\n\n\n"  # saved only after
+    "best = 'best_{}.pth'.format(args.name)\nextract(model, best)\nfinetune(model)\n",
 ])
 def test_dl701_still_flags_a_load_that_may_run_without_cuda(body: str) -> None:
     assert codes(body) == ["DL701"]
@@ -287,3 +296,25 @@ def test_dl602_still_flags_a_script_whose_helper_never_sets_the_device(tmp_path)
                                        "    torch.distributed.init_process_group('nccl')\n")
     (tmp_path / "train.py").write_text(DDP_SCRIPT)
     assert "DL602" in file_codes(tmp_path / "train.py")
+
+
+# --- a class with `forward` on a base from another package is a model ----------------------------------------------
+
+UNREAD_BASE = """
+from fairseq.models import FairseqIncrementalDecoder
+
+
+class Base:
+    pass
+
+
+class Decoder({base}):
+    def forward(self, x):
+        pad = torch.zeros(2, x.shape[1])
+        return torch.cat([x, pad])
+"""
+
+
+def test_dl501_reads_a_class_with_forward_built_on_a_base_it_cannot_read() -> None:
+    assert codes(UNREAD_BASE.format(base="FairseqIncrementalDecoder")) == ["DL501"]
+    assert "DL501" not in codes(UNREAD_BASE.format(base="Base"))  # a plain class of the file: no model

@@ -277,7 +277,8 @@ class Analysis:
         return None
 
     def forward_methods(self, cls: str) -> list[ast.FunctionDef]:
-        """forward, and every method of the class that forward calls through self (transitively)."""
+        """forward, and every method of the class that forward calls through self, or through the class's own
+        name (a static method: `Cls.helper(...)`), transitively."""
         start = self.method(cls, "forward")
         if start is None:
             return []
@@ -290,7 +291,7 @@ class Analysis:
             self_name = fn.args.args[0].arg if fn.args.args else "self"
             for node in self.walk(fn):
                 if isinstance(node, ast.Call):
-                    name = self_attribute(node.func, self_name)
+                    name = self_attribute(node.func, self_name) or self_attribute(node.func, cls)  # Cls.helper()
                     found = self.method(cls, name) if name else None
                     if found and found[1] not in seen:
                         todo.append(found[1])

@@ -318,3 +318,32 @@ class Decoder({base}):
 def test_dl501_reads_a_class_with_forward_built_on_a_base_it_cannot_read() -> None:
     assert codes(UNREAD_BASE.format(base="FairseqIncrementalDecoder")) == ["DL501"]
     assert "DL501" not in codes(UNREAD_BASE.format(base="Base"))  # a plain class of the file: no model
+
+
+# --- DL501: a bare .cuda() chosen by `is_cuda`; a static helper called through the class's name -----------------
+
+PADDING = """
+class Attention(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+
+    @staticmethod
+    def pad(mask, size):
+        filler = torch.zeros(mask.size(0), size)
+        if mask.is_cuda:
+            filler = filler{move}
+        return torch.cat([mask.float(), filler.float()], dim=1)
+
+    def forward(self, x, mask):
+        mask = Attention.pad(mask, 2)
+        return self.fc(x) * mask.sum()
+"""
+
+
+def test_dl501_flags_a_factory_moved_by_a_bare_cuda_chosen_by_is_cuda_in_a_static_helper() -> None:
+    assert codes(PADDING.format(move=".cuda()")) == ["DL501"]
+
+
+def test_dl501_leaves_alone_the_same_factory_moved_to_the_mask_device() -> None:
+    assert codes(PADDING.format(move=".to(mask.device)")) == []

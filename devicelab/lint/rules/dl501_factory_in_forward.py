@@ -1,7 +1,8 @@
 """DL501: a tensor factory without `device=` in a model's forward, or in what forward calls (chapter 05).
 
 Not flagged: a factory whose result goes to the device at once (`.to(x.device)`, `.type_as(x)`) or later (also
-through its methods: `t.float().to(device)`), only indexes (`x[idx]`), is filled and returned, or only feeds
+through its methods: `t.float().to(device)`; not a bare `.cuda()` under `if x.is_cuda:`, which goes to the current
+GPU rather than x's), only indexes (`x[idx]`), is filled and returned, or only feeds
 Python or NumPy (`if`, `while`, `range`, `len`, `int`, `all`, `zip`, `.item()`, `.numpy()`, a `for`, its
 `.shape`, a comparison with a number or with a parameter that is no tensor); one under `with torch.device(...)`
 or `torch.set_default_device`; torch.tensor of a number; a helper whose callers all move what it returns; a
@@ -243,9 +244,23 @@ class FactoryInForward(Check):
         for node in self.a.walk(fn):
             if isinstance(node, ast.Call) and node.lineno > after:
                 name = moved_name(node)
-                if name:
+                if name and not self._current_gpu_for_another(node):
                     moved.add(name)
         return moved
+
+    def _current_gpu_for_another(self, call: ast.Call) -> bool:
+        """`if mask.is_cuda: filler = filler.cuda()`: meant to follow `mask`, but a bare .cuda() goes to the
+        current GPU, which need not be mask's (another GPU of a multi-GPU model): not a move to where mask is."""
+        if not (isinstance(call.func, ast.Attribute) and call.func.attr == "cuda" and not call.args
+                and keyword(call, "device") is None):
+            return False
+        node = self.a.parent(call)
+        while node is not None and not isinstance(node, (*FUNCTIONS, ast.Lambda)):
+            if isinstance(node, (ast.If, ast.IfExp)) and any(
+                    isinstance(n, ast.Attribute) and n.attr == "is_cuda" for n in self.a.walk(node.test)):
+                return True
+            node = self.a.parent(node)
+        return False
 
     def _device_context_lines(self, fn: ast.AST) -> set[int]:
         """Lines inside `with torch.device(...)` (a factory there is born on that device)."""

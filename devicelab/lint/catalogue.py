@@ -150,6 +150,18 @@ RULES: dict[str, Rule] = {
             summary={"en": "a CPU tensor handed to a collective (`dist.all_reduce`, `broadcast`, `all_gather`) "
                            "under the NCCL backend",
                      "zh": "在 NCCL 后端下把 CPU 张量交给集合通信（`dist.all_reduce`、`broadcast`、`all_gather`）"}),
+        Rule("DL604", "06-multigpu", {
+            "en": "the NCCL process group starts, and this program never picks each process's GPU: the current GPU "
+                  "of every process is cuda:0, so NCCL's communicators and barriers (and any bare .cuda()) land on "
+                  "GPU 0 too, which fills it or hangs; call torch.cuda.set_device(local_rank) first, or pass "
+                  "device_id=torch.device(\"cuda\", local_rank)",
+            "zh": "NCCL 进程组已经启动，而这个程序从不为每个进程指定它自己的 GPU：每个进程的当前 GPU 都是 cuda:0，"
+                  "NCCL 的通信器、barrier（以及任何不带参数的 .cuda()）也都落在 GPU 0 上，可能把它占满或让程序卡住；"
+                  "请先调用 torch.cuda.set_device(local_rank)，或者传入 device_id=torch.device(\"cuda\", local_rank)",
+        },
+            summary={"en": "`init_process_group(\"nccl\")` in a program that never calls `torch.cuda.set_device` for "
+                           "each process",
+                     "zh": "从不为各进程调用 `torch.cuda.set_device` 的程序里出现 `init_process_group(\"nccl\")`"}),
         Rule("DL701", "07-checkpoints", {
             "en": "torch.load without map_location: a checkpoint saved on a GPU fails to load on a machine "
                   "without one; pass map_location (\"cpu\" or your device)",

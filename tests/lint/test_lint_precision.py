@@ -347,3 +347,32 @@ def test_dl501_flags_a_factory_moved_by_a_bare_cuda_chosen_by_is_cuda_in_a_stati
 
 def test_dl501_leaves_alone_the_same_factory_moved_to_the_mask_device() -> None:
     assert codes(PADDING.format(move=".to(mask.device)")) == []
+
+
+# --- DL604: an NCCL process group in a program that never picks each process's GPU -------------------------------
+
+@pytest.mark.parametrize("body", [
+    "dist.init_process_group(backend='nccl')\nmodel = nn.Linear(2, 2).to(int(os.environ['LOCAL_RANK']))\n",
+    "backend = 'nccl'\nif ddp:\n    dist.init_process_group(backend=backend)\n",  # a name only ever "nccl"
+])
+def test_dl604_flags_an_nccl_group_without_set_device(body: str) -> None:
+    assert codes("import torch.distributed as dist\nimport os\n" + body) == ["DL604"]
+
+
+@pytest.mark.parametrize("body", [
+    "dist.init_process_group('nccl')\ntorch.cuda.set_device(int(os.environ['LOCAL_RANK']))\n",
+    "dist.init_process_group('nccl', device_id=torch.device('cuda', rank))\n",
+    "dist.init_process_group('gloo')\n",
+    "dist.init_process_group(backend=args.backend)\n",  # chosen at run time
+    "backend = 'nccl' if torch.cuda.is_available() else 'gloo'\ndist.init_process_group(backend)\n",
+    "os.environ['CUDA_VISIBLE_DEVICES'] = os.environ['LOCAL_RANK']\ndist.init_process_group('nccl')\n",
+])
+def test_dl604_leaves_alone_a_group_whose_processes_pick_their_gpu_or_no_nccl(body: str) -> None:
+    assert "DL604" not in codes("import torch.distributed as dist\nimport os\n" + body)
+
+
+def test_dl604_leaves_alone_a_script_whose_project_helper_sets_the_device(tmp_path) -> None:
+    (tmp_path / "utils.py").write_text("import torch\n\n\ndef setup(rank):\n    torch.cuda.set_device(rank)\n")
+    (tmp_path / "train.py").write_text("import torch.distributed as dist\nimport utils\n\n"
+                                       "dist.init_process_group('nccl')\nutils.setup(0)\n")
+    assert "DL604" not in file_codes(tmp_path / "train.py")

@@ -18,6 +18,7 @@ from .dl503_layer_in_forward import LayerInForward
 from .dl504_factory_meets_device import FactoryMeetsDevice
 from .dl601_ddp_placement import DdpPlacement
 from .dl603_nccl_cpu_tensor import NcclCpuTensor
+from .dl604_nccl_without_set_device import NcclWithoutSetDevice
 from .dl701_load_without_map_location import LoadWithoutMapLocation
 from .dl702_optimizer_state_before_move import OptimizerStateBeforeMove
 from .dl801_deprecated_amp import DeprecatedAmp
@@ -27,7 +28,8 @@ if TYPE_CHECKING:
 
 CHECKS: tuple[type[Check], ...] = (
     DiscardedMove, DeviceTensorToNumpy, CudaWithoutCheck, DataParallelUnmoved, CpuInput, FactoryInForward,
-    PlainTensorAttribute, LayerInForward, FactoryMeetsDevice, DdpPlacement, NcclCpuTensor, LoadWithoutMapLocation,
+    PlainTensorAttribute, LayerInForward, FactoryMeetsDevice, DdpPlacement, NcclCpuTensor, NcclWithoutSetDevice,
+    LoadWithoutMapLocation,
     OptimizerStateBeforeMove, DeprecatedAmp,
 )
 

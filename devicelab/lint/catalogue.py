@@ -77,6 +77,17 @@ RULES: dict[str, Rule] = {
         },
             summary={"en": "a batch left on the CPU fed to a moved model, or to a loss with tensors on the device",
                      "zh": "留在 CPU 上的批次被送进已移动的模型，或与设备上的张量一起送进损失函数"}),
+        Rule("DL104", "01-devices", {
+            "en": "{call} runs whatever the device: the move just above it is guarded (if {test}:), this one is "
+                  "not, so without CUDA it stops here, or it puts this tensor somewhere else than the other one; "
+                  "move it under the same condition, or pick the device once and use .to(device)",
+            "zh": "{call} 不管有没有设备都会执行：上一行的移动有条件保护（if {test}:），这一行却没有，所以没有 CUDA 时"
+                  "程序会在这里停下，或者把这个张量放到与另一个张量不同的地方；请把它放进同一个条件里，"
+                  "或者先选定设备，再用 .to(device)",
+        },
+            summary={"en": "a `.cuda(...)` move right after an `if` about the device that guards the same move of "
+                           "another tensor",
+                     "zh": "紧跟在一个关于设备的 `if` 之后、却没有同样受它保护的 `.cuda(...)` 移动"}),
         Rule("DL201", "02-dataparallel", {
             "en": "nn.DataParallel wraps `{name}`, which is never moved to the GPU: with two GPUs or more its weights "
                   "stay on the CPU; move it first ({name}.to(device)), then wrap",

@@ -376,3 +376,24 @@ def test_dl604_leaves_alone_a_script_whose_project_helper_sets_the_device(tmp_pa
     (tmp_path / "train.py").write_text("import torch.distributed as dist\nimport utils\n\n"
                                        "dist.init_process_group('nccl')\nutils.setup(0)\n")
     assert "DL604" not in file_codes(tmp_path / "train.py")
+
+
+# --- DL104: a .cuda() move that misses the device guard of its twin just above -----------------------------------
+
+@pytest.mark.parametrize("body", [
+    "if args.gpu is not None:\n    images = images.cuda(args.gpu)\ntarget = target.cuda(args.gpu)\n",
+    "if torch.cuda.is_available():\n    x = x.cuda()\ny = y.cuda()\n",
+])
+def test_dl104_flags_a_move_without_the_guard_of_its_twin(body: str) -> None:
+    assert codes(body) == ["DL104"]
+
+
+@pytest.mark.parametrize("body", [
+    "if args.gpu is not None:\n    images = images.cuda(args.gpu)\n    target = target.cuda(args.gpu)\n",
+    "if not len(q):\n    q = q.cuda()\nlosses = losses.cuda()\n",  # a guard about something else
+    "if args.gpu is not None:\n    images = images.cuda(args.gpu)\nelse:\n    images = images.cpu()\n"
+    "target = target.cuda(args.gpu)\n",  # an if with an else
+    "if args.gpu is not None:\n    images = images.cuda(args.gpu)\ntarget = target.cuda()\n",  # other arguments
+])
+def test_dl104_leaves_alone_other_guards_and_moves(body: str) -> None:
+    assert "DL104" not in codes(body)

@@ -10,6 +10,7 @@ from .base import Check
 from .dl101_discarded_move import DiscardedMove
 from .dl102_device_tensor_to_numpy import DeviceTensorToNumpy
 from .dl103_cuda_without_check import CudaWithoutCheck
+from .dl104_unguarded_cuda import UnguardedCuda
 from .dl201_dataparallel_unmoved import DataParallelUnmoved
 from .dl301_cpu_input import CpuInput
 from .dl501_factory_in_forward import FactoryInForward
@@ -27,10 +28,9 @@ if TYPE_CHECKING:
     from ..analysis import Analysis
 
 CHECKS: tuple[type[Check], ...] = (
-    DiscardedMove, DeviceTensorToNumpy, CudaWithoutCheck, DataParallelUnmoved, CpuInput, FactoryInForward,
-    PlainTensorAttribute, LayerInForward, FactoryMeetsDevice, DdpPlacement, NcclCpuTensor, NcclWithoutSetDevice,
-    LoadWithoutMapLocation,
-    OptimizerStateBeforeMove, DeprecatedAmp,
+    DiscardedMove, DeviceTensorToNumpy, CudaWithoutCheck, UnguardedCuda, DataParallelUnmoved, CpuInput,
+    FactoryInForward, PlainTensorAttribute, LayerInForward, FactoryMeetsDevice, DdpPlacement, NcclCpuTensor,
+    NcclWithoutSetDevice, LoadWithoutMapLocation, OptimizerStateBeforeMove, DeprecatedAmp,
 )
 
 __all__ = ["CHECKS", "REASONS", "RULES", "Check", "Rule", "checks_for"]

@@ -88,6 +88,16 @@ RULES: dict[str, Rule] = {
             summary={"en": "a `.cuda(...)` move right after an `if` about the device that guards the same move of "
                            "another tensor",
                      "zh": "紧跟在一个关于设备的 `if` 之后、却没有同样受它保护的 `.cuda(...)` 移动"}),
+        Rule("DL105", "01-devices", {
+            "en": "this branch of the device choice moves {moved} but not {missing}, which another branch moves: "
+                  "here {missing} stays where it was and meets tensors on another device; move the same tensors "
+                  "in every branch, or pick the device in the if and move them all after it with .to(device)",
+            "zh": "设备选择的这个分支移动了 {moved}，却没有移动 {missing}，而别的分支会移动它：在这里 {missing} "
+                  "留在原处，会与另一设备上的张量相遇；请在每个分支里移动同样的张量，或者在 if 里只选定设备，"
+                  "之后再用 .to(device) 统一移动",
+        },
+            summary={"en": "the branches of an `if` / `elif` about the device move different tensors",
+                     "zh": "关于设备的 `if` / `elif` 的各个分支移动了不同的张量"}),
         Rule("DL201", "02-dataparallel", {
             "en": "nn.DataParallel wraps `{name}`, which is never moved to the GPU: with two GPUs or more its weights "
                   "stay on the CPU; move it first ({name}.to(device)), then wrap",

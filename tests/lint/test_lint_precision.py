@@ -397,3 +397,22 @@ def test_dl104_flags_a_move_without_the_guard_of_its_twin(body: str) -> None:
 ])
 def test_dl104_leaves_alone_other_guards_and_moves(body: str) -> None:
     assert "DL104" not in codes(body)
+
+
+# --- DL105: the branches of a device choice move different tensors ------------------------------------------------
+
+def test_dl105_flags_the_branches_that_leave_a_tensor_behind() -> None:
+    body = ("if args.gpu is not None:\n    images = images.cuda(args.gpu)\nelif torch.cuda.is_available():\n"
+            "    target = target.cuda()\nelse:\n    pass\n")
+    assert [(p.line, p.code) for p in lint_text(HEAD + body)] == [(6, "DL105"), (8, "DL105")]
+
+
+@pytest.mark.parametrize("body", [
+    "if args.gpu is not None:\n    images = images.cuda(args.gpu)\n    target = target.cuda(args.gpu)\n"
+    "elif torch.backends.mps.is_available():\n    images = images.to('mps')\n    target = target.to('mps')\n",
+    "if torch.cuda.is_available():\n    images = images.cuda()\n    target = target.cuda()\nelse:\n"
+    "    images = images.float()\n",  # the CPU branch moves nothing
+    "if epoch > 3:\n    images = images.to(other)\nelse:\n    target = target.to(other)\n",  # not about the device
+])
+def test_dl105_leaves_alone_branches_that_move_the_same_tensors(body: str) -> None:
+    assert "DL105" not in codes(body)

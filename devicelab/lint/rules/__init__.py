@@ -11,6 +11,7 @@ from .dl101_discarded_move import DiscardedMove
 from .dl102_device_tensor_to_numpy import DeviceTensorToNumpy
 from .dl103_cuda_without_check import CudaWithoutCheck
 from .dl104_unguarded_cuda import UnguardedCuda
+from .dl105_branch_moves import BranchMoves
 from .dl201_dataparallel_unmoved import DataParallelUnmoved
 from .dl301_cpu_input import CpuInput
 from .dl501_factory_in_forward import FactoryInForward
@@ -28,7 +29,7 @@ if TYPE_CHECKING:
     from ..analysis import Analysis
 
 CHECKS: tuple[type[Check], ...] = (
-    DiscardedMove, DeviceTensorToNumpy, CudaWithoutCheck, UnguardedCuda, DataParallelUnmoved, CpuInput,
+    DiscardedMove, DeviceTensorToNumpy, CudaWithoutCheck, UnguardedCuda, BranchMoves, DataParallelUnmoved, CpuInput,
     FactoryInForward, PlainTensorAttribute, LayerInForward, FactoryMeetsDevice, DdpPlacement, NcclCpuTensor,
     NcclWithoutSetDevice, LoadWithoutMapLocation, OptimizerStateBeforeMove, DeprecatedAmp,
 )

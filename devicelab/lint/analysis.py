@@ -252,7 +252,16 @@ class Analysis:
             found = self.foreign(base) if base not in self.classes else None
             if found is not None and found[0].is_module_class(found[1]):
                 return True
-        return False
+        # a class with its own `forward`, built on a class of another package (or of a module of the project that
+        # cannot be read): nn.Module's protocol, taken for a model
+        return "forward" in info.methods and any(self._unread_base(base) for base in info.bases)
+
+    def _unread_base(self, base: str) -> bool:
+        """A base class the linter cannot read: imported from a package that is not torch, nor found beside."""
+        if base in self.classes or base == "?" or base.startswith("torch.") or "." not in base and (
+                base not in self.imports.names):
+            return False
+        return self.foreign(base) is None and self.foreign(base.rsplit(".", 1)[-1]) is None
 
     def method(self, cls: str, name: str, seen: frozenset[str] = frozenset()) -> tuple[str, ast.FunctionDef] | None:
         """Where method `name` of a local class is defined (the class itself or a local base)."""
@@ -268,7 +277,8 @@ class Analysis:
         return None
 
     def forward_methods(self, cls: str) -> list[ast.FunctionDef]:
-        """forward, and every method of the class that forward calls through self (transitively)."""
+        """forward, and every method of the class that forward calls through self, or through the class's own
+        name (a static method: `Cls.helper(...)`), transitively."""
         start = self.method(cls, "forward")
         if start is None:
             return []
@@ -281,7 +291,7 @@ class Analysis:
             self_name = fn.args.args[0].arg if fn.args.args else "self"
             for node in self.walk(fn):
                 if isinstance(node, ast.Call):
-                    name = self_attribute(node.func, self_name)
+                    name = self_attribute(node.func, self_name) or self_attribute(node.func, cls)  # Cls.helper()
                     found = self.method(cls, name) if name else None
                     if found and found[1] not in seen:
                         todo.append(found[1])
@@ -760,7 +770,10 @@ class Analysis:
         target = self.value(func, env) if isinstance(func, (ast.Name, ast.Attribute)) else None
         if isinstance(func, ast.Name) or target is not None and target.kind in ("module", "moved"):
             if target is not None and target.kind == "module":  # a model's output, or a loss
-                return Value("tensor", device=target.device or self._device_input(call, env))
+                # on the CPU only when the model is known to be there: built in this scope and never moved (a
+                # model handed in, or a submodule, moves with whoever owns it)
+                device = target.device or self._device_input(call, env)
+                return Value("tensor", device=device, known=device or target.created)
             if target is not None and target.kind == "moved":
                 return Value("tensor", device=True, known=False)
             if isinstance(func, ast.Name) and (target is None or target.kind == "param") and (

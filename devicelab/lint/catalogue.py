@@ -77,6 +77,27 @@ RULES: dict[str, Rule] = {
         },
             summary={"en": "a batch left on the CPU fed to a moved model, or to a loss with tensors on the device",
                      "zh": "留在 CPU 上的批次被送进已移动的模型，或与设备上的张量一起送进损失函数"}),
+        Rule("DL104", "01-devices", {
+            "en": "{call} runs whatever the device: the move just above it is guarded (if {test}:), this one is "
+                  "not, so without CUDA it stops here, or it puts this tensor somewhere else than the other one; "
+                  "move it under the same condition, or pick the device once and use .to(device)",
+            "zh": "{call} 不管有没有设备都会执行：上一行的移动有条件保护（if {test}:），这一行却没有，所以没有 CUDA 时"
+                  "程序会在这里停下，或者把这个张量放到与另一个张量不同的地方；请把它放进同一个条件里，"
+                  "或者先选定设备，再用 .to(device)",
+        },
+            summary={"en": "a `.cuda(...)` move right after an `if` about the device that guards the same move of "
+                           "another tensor",
+                     "zh": "紧跟在一个关于设备的 `if` 之后、却没有同样受它保护的 `.cuda(...)` 移动"}),
+        Rule("DL105", "01-devices", {
+            "en": "this branch of the device choice moves {moved} but not {missing}, which another branch moves: "
+                  "here {missing} stays where it was and meets tensors on another device; move the same tensors "
+                  "in every branch, or pick the device in the if and move them all after it with .to(device)",
+            "zh": "设备选择的这个分支移动了 {moved}，却没有移动 {missing}，而别的分支会移动它：在这里 {missing} "
+                  "留在原处，会与另一设备上的张量相遇；请在每个分支里移动同样的张量，或者在 if 里只选定设备，"
+                  "之后再用 .to(device) 统一移动",
+        },
+            summary={"en": "the branches of an `if` / `elif` about the device move different tensors",
+                     "zh": "关于设备的 `if` / `elif` 的各个分支移动了不同的张量"}),
         Rule("DL201", "02-dataparallel", {
             "en": "nn.DataParallel wraps `{name}`, which is never moved to the GPU: with two GPUs or more its weights "
                   "stay on the CPU; move it first ({name}.to(device)), then wrap",
@@ -150,6 +171,18 @@ RULES: dict[str, Rule] = {
             summary={"en": "a CPU tensor handed to a collective (`dist.all_reduce`, `broadcast`, `all_gather`) "
                            "under the NCCL backend",
                      "zh": "在 NCCL 后端下把 CPU 张量交给集合通信（`dist.all_reduce`、`broadcast`、`all_gather`）"}),
+        Rule("DL604", "06-multigpu", {
+            "en": "the NCCL process group starts, and this program never picks each process's GPU: the current GPU "
+                  "of every process is cuda:0, so NCCL's communicators and barriers (and any bare .cuda()) land on "
+                  "GPU 0 too, which fills it or hangs; call torch.cuda.set_device(local_rank) first, or pass "
+                  "device_id=torch.device(\"cuda\", local_rank)",
+            "zh": "NCCL 进程组已经启动，而这个程序从不为每个进程指定它自己的 GPU：每个进程的当前 GPU 都是 cuda:0，"
+                  "NCCL 的通信器、barrier（以及任何不带参数的 .cuda()）也都落在 GPU 0 上，可能把它占满或让程序卡住；"
+                  "请先调用 torch.cuda.set_device(local_rank)，或者传入 device_id=torch.device(\"cuda\", local_rank)",
+        },
+            summary={"en": "`init_process_group(\"nccl\")` in a program that never calls `torch.cuda.set_device` for "
+                           "each process",
+                     "zh": "从不为各进程调用 `torch.cuda.set_device` 的程序里出现 `init_process_group(\"nccl\")`"}),
         Rule("DL701", "07-checkpoints", {
             "en": "torch.load without map_location: a checkpoint saved on a GPU fails to load on a machine "
                   "without one; pass map_location (\"cpu\" or your device)",

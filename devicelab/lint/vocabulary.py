@@ -85,6 +85,7 @@ HARMLESS_CALLS = frozenset({"print", "len", "isinstance", "type", "id", "repr", 
 
 # what a tensor hands to Python, not to the device (a factory read only so is no device mistake)
 PYTHON_ONLY_ATTRIBUTES = frozenset({"shape", "ndim", "dtype", "is_cuda", "device", "requires_grad"})
-PYTHON_ONLY_METHODS = frozenset({"item", "tolist", "size", "numel", "dim", "nelement", "element_size"})
+PYTHON_ONLY_METHODS = frozenset({"item", "tolist", "size", "numel", "dim", "nelement", "element_size", "numpy"})
+# Python's own functions: they read numbers, or iterate a tensor into 0-dim tensors (which mix with any device)
 PYTHON_ONLY_CALLS = frozenset({"int", "float", "bool", "len", "range", "list", "tuple", "print", "str", "repr",
-                               "isinstance"})
+                               "isinstance", "all", "any", "zip", "enumerate", "sorted"})

@@ -156,7 +156,7 @@ def test_dl504_fix_makes_the_tensor_where_the_other_one_is(tmp_path: Path, capsy
 @pytest.mark.parametrize("body", [
     "dist.init_process_group('gloo')\nt = torch.zeros(1)\ndist.all_reduce(t)\n",  # gloo takes CPU tensors
     "dist.init_process_group(backend=args.backend)\nt = torch.zeros(1)\ndist.all_reduce(t)\n",  # chosen at run time
-    "dist.init_process_group('nccl')\ndist.all_reduce(loss)\n",  # unknown place
+    "torch.cuda.set_device(rank)\ndist.init_process_group('nccl')\ndist.all_reduce(loss)\n",  # unknown place
     "model = nn.Linear(2, 2)\nddp = nn.parallel.DistributedDataParallel(model)\n",  # no device_ids
     "model = nn.Linear(2, 2).to('cuda')\nddp = nn.parallel.DistributedDataParallel(model, device_ids=[0])\n",
     "def wrap(model, rank):\n    return nn.parallel.DistributedDataParallel(model, device_ids=[rank])\n",

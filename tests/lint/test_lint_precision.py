@@ -18,7 +18,7 @@ def codes(body: str) -> list[str]:
     "torch.save(model.state_dict(), 'ckpt.pt')\nstate = torch.load('ckpt.pt')\n",
     "path = 'runs/best.pt'\ntorch.save(model.state_dict(), path)\nstate = torch.load(path)\n",
     "torch.save(model, f=args.out)\nmodel = torch.load(args.out, weights_only=False)\n",
-    "def save(m, path):\n    torch.save(m.state_dict(), path)\n\n\ndef load(path):\n    return torch.load(path)\n",
+    "torch.save(trained, 'whole.pt')\n\n\ndef load_whole():\n    return torch.load('whole.pt')\n",  # top level first
     "torch.save(state, 'c.pt')\nwith open('c.pt', 'rb') as handle:\n    state = torch.load(handle)\n",
     "state = torch.load(io.BytesIO(blob))\n",
     "buffer = io.BytesIO()\ntorch.save(x, buffer)\nbuffer.seek(0)\ny = torch.load(buffer)\n",
@@ -39,6 +39,8 @@ def test_dl701_leaves_alone_a_checkpoint_whose_origin_the_file_shows(body: str) 
     "state = torch.load('ckpt.pt')\ntorch.save(state, 'ckpt.pt')\n",  # saved after it was loaded
     "torch.save(model.state_dict(), 'a.pt')\nstate = torch.load('b.pt')\n",  # another path
     "buffer = open('ckpt.pt', 'rb')\nstate = torch.load(buffer)\n",  # a file, not a buffer
+    # a save() and a load() method: two runs (a resume, perhaps on another machine or GPU)
+    "def save(m, path):\n    torch.save(m.state_dict(), path)\n\n\ndef load(path):\n    return torch.load(path)\n",
 ])
 def test_dl701_still_flags_a_checkpoint_from_elsewhere(body: str) -> None:
     assert codes(body) == ["DL701"]
@@ -87,3 +89,330 @@ def test_dl501_leaves_alone_a_factory_that_only_feeds_python(body: str) -> None:
 ])
 def test_dl501_still_flags_a_factory_whose_result_meets_the_input(body: str) -> None:
     assert forward(body) == ["DL501"]
+
+
+# --- code written for CUDA (machines.py): DL103 and DL701 ------------------------------------------------------
+
+CUDA_SCRIPT = "import torch\nmodel = torch.nn.Linear(2, 2).cuda()\nprint(model(torch.randn(1, 2).cuda()))\n"
+ASKING_SCRIPT = "import torch\ndevice = 'cuda' if torch.cuda.is_available() else 'cpu'\nprint(device)\n"
+
+
+def file_codes(path) -> list[str]:
+    from devicelab.lint import lint_file
+
+    return [p.code for p in lint_file(path)]
+
+
+def test_dl103_leaves_alone_a_folder_written_for_cuda_throughout(tmp_path) -> None:
+    (tmp_path / "train.py").write_text(CUDA_SCRIPT)
+    (tmp_path / "evaluate.py").write_text(CUDA_SCRIPT)
+    assert file_codes(tmp_path / "train.py") == []
+
+
+def test_dl103_still_flags_a_lone_script_and_one_whose_neighbours_ask_for_a_device(tmp_path) -> None:
+    lone, mixed = tmp_path / "lone", tmp_path / "mixed"
+    lone.mkdir()
+    mixed.mkdir()
+    (lone / "train.py").write_text(CUDA_SCRIPT)
+    assert file_codes(lone / "train.py") == ["DL103"]
+    (mixed / "train.py").write_text(CUDA_SCRIPT)
+    (mixed / "evaluate.py").write_text(CUDA_SCRIPT)
+    (mixed / "demo.py").write_text(ASKING_SCRIPT)  # the folder's code runs without CUDA elsewhere
+    assert file_codes(mixed / "train.py") == ["DL103"]
+
+
+def test_dl103_leaves_alone_a_script_that_picks_a_gpu_by_number() -> None:
+    assert codes("torch.cuda.set_device(1)\nmodel = nn.Linear(2, 2).cuda()\nprint(model)\n") == []
+
+
+@pytest.mark.parametrize("body", [
+    # the function that loads moves to CUDA on every path
+    "def sample(path):\n    model = nn.Linear(2, 2)\n    model.load_state_dict(torch.load(path))\n    model.cuda()\n",
+    # the whole file calls .cuda() and never asks for a device
+    "def load(path):\n    return torch.load(path)\n\n\nmodel = nn.Linear(2, 2).cuda()\n",
+    # CPU tensors saved to a file of that name
+    "torch.save(feats.cpu(), os.path.join(args.dump, 'feats.pth'))\n"
+    "feats = torch.load(os.path.join(args.load, 'feats.pth'))\n",
+    # the path saved before, handed to the function that loads it
+    "torch.save(model.state_dict(), 'best_{}.pth'.format(args.name))\n\n\ndef extract(model, path):\n"
+    "    model.load_state_dict(torch.load(path))\n\n\nbest = 'best_{}.pth'.format(args.name)\n"
+    "extract(model, best)\n",
+    # ... saved by a function called just before (the same run)
+    "def finetune(model):\n    torch.save(model.state_dict(), 'best_{}.pth'.format(args.name))\n\n\n"
+    "def extract(model, path):\n    model.load_state_dict(torch.load(path))\n\n\nfinetune(model)\n"
+    "best = 'best_{}.pth'.format(args.name)\nextract(model, best)\n",
+])
+def test_dl701_leaves_alone_code_written_for_cuda_and_checkpoints_it_saved(body: str) -> None:
+    assert "DL701" not in codes(body)
+
+
+@pytest.mark.parametrize("body", [
+    # the file picks its device: the load's function may run on the CPU
+    "device = 'cuda' if torch.cuda.is_available() else 'cpu'\nmodel = nn.Linear(2, 2)\nif device == 'cuda':\n"
+    "    model.cuda()\n\n\ndef load(path):\n    return torch.load(path)\n",
+    "torch.save(feats, os.path.join(args.dump, 'feats.pth'))\n"  # saved as it is: maybe CUDA tensors
+    "feats = torch.load(os.path.join(args.load, 'feats.pth'))\n",
+    "def extract(model, path):\n    model.load_state_dict(torch.load(path))\n\n\n"  # a path from elsewhere
+    "extract(model, args.checkpoint)\n",
+    "def finetune(model):\n    torch.save(model.state_dict(), 'best_{}.pth'.format(args.name))\n\n\n"
+    "def extract(model, path):\n    model.load_state_dict(torch.load(path))\n\n\n"  # saved only after
+    "best = 'best_{}.pth'.format(args.name)\nextract(model, best)\nfinetune(model)\n",
+])
+def test_dl701_still_flags_a_load_that_may_run_without_cuda(body: str) -> None:
+    assert codes(body) == ["DL701"]
+
+
+def test_dl701_leaves_alone_a_load_in_a_folder_written_for_cuda(tmp_path) -> None:
+    (tmp_path / "train.py").write_text(CUDA_SCRIPT)
+    (tmp_path / "utils.py").write_text("import torch\n\n\ndef restore(path):\n    return torch.load(path)\n")
+    assert file_codes(tmp_path / "utils.py") == []
+    (tmp_path / "demo.py").write_text(ASKING_SCRIPT)
+    assert file_codes(tmp_path / "utils.py") == ["DL701"]
+
+
+# --- DL301: the output of a model whose device is not known -----------------------------------------------------
+
+@pytest.mark.parametrize("body", [
+    # a submodule moves with the module that owns it
+    "class Adversarial(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+    "        self.classifier = nn.Linear(4, 1)\n\n    def forward(self, x):\n"
+    "        pred = self.classifier(x)\n        device = pred.device\n"
+    "        label = torch.ones(len(x), 1).float().to(device)\n"
+    "        loss_fn = nn.BCELoss()\n        return loss_fn(pred, label)\n",
+    # a model handed in (here wrapped by DDP around a model built elsewhere)
+    "def step(model, images, loss_fn):\n    images = [im.cuda() for im in images]\n"
+    "    out = model(images)\n    return loss_fn(out, torch.ones(2).cuda())\n\n\n"
+    "ddp = nn.parallel.DistributedDataParallel(build(), device_ids=[0])\n"
+    "step(ddp, batches, nn.MSELoss())\n",
+])
+def test_dl301_leaves_alone_the_output_of_a_submodule_or_a_model_handed_in(body: str) -> None:
+    assert "DL301" not in codes(body)
+
+
+def test_dl301_still_flags_the_output_of_a_model_left_on_the_cpu_beside_a_moved_label() -> None:
+    body = ("model = nn.Linear(4, 2)\nout = model(torch.randn(3, 4))\nlabels = torch.ones(3).long().cuda()\n"
+            "loss = nn.functional.cross_entropy(out, labels)\n")
+    assert "DL301" in codes(body)
+
+
+# --- DL503: a layer built once, moved and cached ------------------------------------------------------------------
+
+LAZY = """
+def singleton(key):
+    def inner(fn):
+        def wrapper(self, *args):
+            found = getattr(self, key)
+            if found is None:
+                found = fn(self, *args)
+                setattr(self, key, found)
+            return found
+        return wrapper
+    return inner
+
+
+class Head(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.projector = None
+        self.fc = nn.Linear(4, 4)
+
+    {decorator}
+    def _projector(self, hidden):
+        projector = nn.Linear(hidden.shape[1], 8)
+        return projector.to(hidden)
+
+    def forward(self, x):
+        hidden = self.fc(x)
+        return self._projector(hidden)(hidden)
+"""
+
+
+def test_dl503_leaves_alone_a_layer_built_moved_and_cached() -> None:
+    assert codes(LAZY.format(decorator="@singleton('projector')")) == []
+    assert codes("import functools\n" + LAZY.format(decorator="@functools.lru_cache")) == []
+
+
+def test_dl503_still_flags_a_layer_built_and_moved_at_every_call() -> None:
+    assert codes(LAZY.format(decorator="")) == ["DL503"]
+
+
+# --- DL501: more that only feeds Python, moves through methods, CPU demos ------------------------------------
+
+@pytest.mark.parametrize("body", [
+    "drop = torch.zeros(3).uniform_(0., 1.) < 0.5\nif all(drop):\n    drop[0] = False\n"
+    "keep = [i for i, d in zip(range(3), drop) if not d]\nx = x[:len(keep)]",
+    "ids = torch.from_numpy(np.arange(4))\nsizes = [ids.eq(i).sum().item() for i in range(4)]\nx = x[:len(sizes)]",
+    "arr = torch.ByteTensor(4).view(2, 2).numpy()\nx = x * float(arr.sum())",
+    "label = torch.ones(4).long()\nx = x + label.float().to(x.device)",
+])
+def test_dl501_leaves_alone_python_only_results_and_moves_through_methods(body: str) -> None:
+    assert forward(body) == []
+
+
+def test_dl501_leaves_alone_a_comparison_with_a_plain_parameter() -> None:
+    body = ("def dropout_layers(layers, p):\n    drop = torch.zeros(len(layers)).uniform_(0., 1.) < p\n"
+            "    if all(drop):\n        drop[0] = False\n"
+            "    return [layer for layer, d in zip(layers, drop) if not d]\n\n\n"
+            "class Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+            "        self.layers = nn.ModuleList([nn.Linear(4, 4)])\n\n    def forward(self, x):\n"
+            "        for layer in dropout_layers(self.layers, 0.1):\n            x = layer(x)\n        return x\n")
+    assert codes(body) == []
+    assert codes(body.replace("< p", "< x_ref").replace("(layers, p)", "(layers, x_ref)").replace(
+        "return [layer", "x_ref.view(-1)\n    return [layer")) == ["DL501"]
+
+
+def test_dl501_leaves_alone_a_model_of_a_cpu_demo_in_a_main_block() -> None:
+    demo = ("if __name__ == '__main__':\n    class Mock(nn.Module):\n        def forward(self, img):\n"
+            "            return torch.ones(img.shape[0], 4).bool() & (img.view(img.shape[0], -1)[:, :4] > 0)\n\n"
+            "    print(Mock()(torch.randn(2, 4)))\n")
+    assert codes(demo) == []
+    assert "DL501" in codes(demo.replace("Mock()(torch.randn(2, 4))", "Mock().cuda()(torch.randn(2, 4).cuda())"))
+
+
+# --- DL602: each process's GPU picked by a helper of the project ------------------------------------------------
+
+DDP_SCRIPT = """import torch
+import torch.nn as nn
+import utils
+
+
+def main(args):
+    utils.init_distributed_mode(args)
+    model = nn.Linear(8, 2).cuda()
+    return nn.parallel.DistributedDataParallel(model, device_ids=[args.gpu])
+"""
+
+
+def test_dl602_leaves_alone_a_script_whose_project_helper_sets_the_device(tmp_path) -> None:
+    (tmp_path / "utils.py").write_text("import torch\n\n\ndef init_distributed_mode(args):\n"
+                                       "    torch.distributed.init_process_group('nccl')\n"
+                                       "    torch.cuda.set_device(args.gpu)\n")
+    (tmp_path / "train.py").write_text(DDP_SCRIPT)
+    assert "DL602" not in file_codes(tmp_path / "train.py")
+
+
+def test_dl602_still_flags_a_script_whose_helper_never_sets_the_device(tmp_path) -> None:
+    (tmp_path / "utils.py").write_text("import torch\n\n\ndef init_distributed_mode(args):\n"
+                                       "    torch.distributed.init_process_group('nccl')\n")
+    (tmp_path / "train.py").write_text(DDP_SCRIPT)
+    assert "DL602" in file_codes(tmp_path / "train.py")
+
+
+# --- a class with `forward` on a base from another package is a model ----------------------------------------------
+
+UNREAD_BASE = """
+from fairseq.models import FairseqIncrementalDecoder
+
+
+class Base:
+    pass
+
+
+class Decoder({base}):
+    def forward(self, x):
+        pad = torch.zeros(2, x.shape[1])
+        return torch.cat([x, pad])
+"""
+
+
+def test_dl501_reads_a_class_with_forward_built_on_a_base_it_cannot_read() -> None:
+    assert codes(UNREAD_BASE.format(base="FairseqIncrementalDecoder")) == ["DL501"]
+    assert "DL501" not in codes(UNREAD_BASE.format(base="Base"))  # a plain class of the file: no model
+
+
+# --- DL501: a bare .cuda() chosen by `is_cuda`; a static helper called through the class's name -----------------
+
+PADDING = """
+class Attention(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+
+    @staticmethod
+    def pad(mask, size):
+        filler = torch.zeros(mask.size(0), size)
+        if mask.is_cuda:
+            filler = filler{move}
+        return torch.cat([mask.float(), filler.float()], dim=1)
+
+    def forward(self, x, mask):
+        mask = Attention.pad(mask, 2)
+        return self.fc(x) * mask.sum()
+"""
+
+
+def test_dl501_flags_a_factory_moved_by_a_bare_cuda_chosen_by_is_cuda_in_a_static_helper() -> None:
+    assert codes(PADDING.format(move=".cuda()")) == ["DL501"]
+
+
+def test_dl501_leaves_alone_the_same_factory_moved_to_the_mask_device() -> None:
+    assert codes(PADDING.format(move=".to(mask.device)")) == []
+
+
+# --- DL604: an NCCL process group in a program that never picks each process's GPU -------------------------------
+
+@pytest.mark.parametrize("body", [
+    "dist.init_process_group(backend='nccl')\nmodel = nn.Linear(2, 2).to(int(os.environ['LOCAL_RANK']))\n",
+    "backend = 'nccl'\nif ddp:\n    dist.init_process_group(backend=backend)\n",  # a name only ever "nccl"
+])
+def test_dl604_flags_an_nccl_group_without_set_device(body: str) -> None:
+    assert codes("import torch.distributed as dist\nimport os\n" + body) == ["DL604"]
+
+
+@pytest.mark.parametrize("body", [
+    "dist.init_process_group('nccl')\ntorch.cuda.set_device(int(os.environ['LOCAL_RANK']))\n",
+    "dist.init_process_group('nccl', device_id=torch.device('cuda', rank))\n",
+    "dist.init_process_group('gloo')\n",
+    "dist.init_process_group(backend=args.backend)\n",  # chosen at run time
+    "backend = 'nccl' if torch.cuda.is_available() else 'gloo'\ndist.init_process_group(backend)\n",
+    "os.environ['CUDA_VISIBLE_DEVICES'] = os.environ['LOCAL_RANK']\ndist.init_process_group('nccl')\n",
+])
+def test_dl604_leaves_alone_a_group_whose_processes_pick_their_gpu_or_no_nccl(body: str) -> None:
+    assert "DL604" not in codes("import torch.distributed as dist\nimport os\n" + body)
+
+
+def test_dl604_leaves_alone_a_script_whose_project_helper_sets_the_device(tmp_path) -> None:
+    (tmp_path / "utils.py").write_text("import torch\n\n\ndef setup(rank):\n    torch.cuda.set_device(rank)\n")
+    (tmp_path / "train.py").write_text("import torch.distributed as dist\nimport utils\n\n"
+                                       "dist.init_process_group('nccl')\nutils.setup(0)\n")
+    assert "DL604" not in file_codes(tmp_path / "train.py")
+
+
+# --- DL104: a .cuda() move that misses the device guard of its twin just above -----------------------------------
+
+@pytest.mark.parametrize("body", [
+    "if args.gpu is not None:\n    images = images.cuda(args.gpu)\ntarget = target.cuda(args.gpu)\n",
+    "if torch.cuda.is_available():\n    x = x.cuda()\ny = y.cuda()\n",
+])
+def test_dl104_flags_a_move_without_the_guard_of_its_twin(body: str) -> None:
+    assert codes(body) == ["DL104"]
+
+
+@pytest.mark.parametrize("body", [
+    "if args.gpu is not None:\n    images = images.cuda(args.gpu)\n    target = target.cuda(args.gpu)\n",
+    "if not len(q):\n    q = q.cuda()\nlosses = losses.cuda()\n",  # a guard about something else
+    "if args.gpu is not None:\n    images = images.cuda(args.gpu)\nelse:\n    images = images.cpu()\n"
+    "target = target.cuda(args.gpu)\n",  # an if with an else
+    "if args.gpu is not None:\n    images = images.cuda(args.gpu)\ntarget = target.cuda()\n",  # other arguments
+])
+def test_dl104_leaves_alone_other_guards_and_moves(body: str) -> None:
+    assert "DL104" not in codes(body)
+
+
+# --- DL105: the branches of a device choice move different tensors ------------------------------------------------
+
+def test_dl105_flags_the_branches_that_leave_a_tensor_behind() -> None:
+    body = ("if args.gpu is not None:\n    images = images.cuda(args.gpu)\nelif torch.cuda.is_available():\n"
+            "    target = target.cuda()\nelse:\n    pass\n")
+    assert [(p.line, p.code) for p in lint_text(HEAD + body)] == [(6, "DL105"), (8, "DL105")]
+
+
+@pytest.mark.parametrize("body", [
+    "if args.gpu is not None:\n    images = images.cuda(args.gpu)\n    target = target.cuda(args.gpu)\n"
+    "elif torch.backends.mps.is_available():\n    images = images.to('mps')\n    target = target.to('mps')\n",
+    "if torch.cuda.is_available():\n    images = images.cuda()\n    target = target.cuda()\nelse:\n"
+    "    images = images.float()\n",  # the CPU branch moves nothing
+    "if epoch > 3:\n    images = images.to(other)\nelse:\n    target = target.to(other)\n",  # not about the device
+])
+def test_dl105_leaves_alone_branches_that_move_the_same_tensors(body: str) -> None:
+    assert "DL105" not in codes(body)

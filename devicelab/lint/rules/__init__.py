@@ -10,6 +10,8 @@ from .base import Check
 from .dl101_discarded_move import DiscardedMove
 from .dl102_device_tensor_to_numpy import DeviceTensorToNumpy
 from .dl103_cuda_without_check import CudaWithoutCheck
+from .dl104_unguarded_cuda import UnguardedCuda
+from .dl105_branch_moves import BranchMoves
 from .dl201_dataparallel_unmoved import DataParallelUnmoved
 from .dl301_cpu_input import CpuInput
 from .dl501_factory_in_forward import FactoryInForward
@@ -18,6 +20,7 @@ from .dl503_layer_in_forward import LayerInForward
 from .dl504_factory_meets_device import FactoryMeetsDevice
 from .dl601_ddp_placement import DdpPlacement
 from .dl603_nccl_cpu_tensor import NcclCpuTensor
+from .dl604_nccl_without_set_device import NcclWithoutSetDevice
 from .dl701_load_without_map_location import LoadWithoutMapLocation
 from .dl702_optimizer_state_before_move import OptimizerStateBeforeMove
 from .dl801_deprecated_amp import DeprecatedAmp
@@ -26,9 +29,9 @@ if TYPE_CHECKING:
     from ..analysis import Analysis
 
 CHECKS: tuple[type[Check], ...] = (
-    DiscardedMove, DeviceTensorToNumpy, CudaWithoutCheck, DataParallelUnmoved, CpuInput, FactoryInForward,
-    PlainTensorAttribute, LayerInForward, FactoryMeetsDevice, DdpPlacement, NcclCpuTensor, LoadWithoutMapLocation,
-    OptimizerStateBeforeMove, DeprecatedAmp,
+    DiscardedMove, DeviceTensorToNumpy, CudaWithoutCheck, UnguardedCuda, BranchMoves, DataParallelUnmoved, CpuInput,
+    FactoryInForward, PlainTensorAttribute, LayerInForward, FactoryMeetsDevice, DdpPlacement, NcclCpuTensor,
+    NcclWithoutSetDevice, LoadWithoutMapLocation, OptimizerStateBeforeMove, DeprecatedAmp,
 )
 
 __all__ = ["CHECKS", "REASONS", "RULES", "Check", "Rule", "checks_for"]

@@ -7,7 +7,9 @@ module level, or the CUDA-only call itself at module level), and nothing in it c
 `torch.cuda.is_available()` / `device_count()`, no `torch.accelerator` or `torch.backends.mps`, no command-line
 option or setting about the device (`--cuda`, `--device`, `--gpu`, `args.cuda`, `cfg.device`, `use_cuda`,
 `no_cuda`), no function parameter named for a device (`device`, `gpu`, `local_rank`: the caller picks it), no
-CUDA_VISIBLE_DEVICES, no distributed process group (a multi-GPU program expects GPUs).
+CUDA_VISIBLE_DEVICES, no distributed process group (a multi-GPU program expects GPUs), no GPU picked by number
+(`torch.cuda.set_device(1)`) (machines.py); and its folder is not written for CUDA throughout (another script or
+notebook of the folder calls `.cuda()` too, and none of them asks for a device: research code for GPU machines).
 
 Not flagged: modules of a library (only definitions at top level); `.to("cuda")` and `torch.device("cuda")`
 (often the one place a script names its device, and noisy in snippets); `torch.cuda.*` calls (synchronize,
@@ -16,17 +18,10 @@ memory statistics, seeds: many are no-ops without a GPU); `"cuda"` in a conditio
 from __future__ import annotations
 
 import ast
-import re
 
-from ..tree import FUNCTIONS, is_cuda_literal, keyword
+from ..machines import asks_for_device, folder_written_for_cuda
+from ..tree import is_cuda_literal, keyword
 from .base import Check
-
-DEVICE_SETTING = re.compile(r"^(use_|no_|has_|with_|n)?(cuda|gpu|gpus|gpu_ids?|device|devices|cpu|local_rank)$",
-                            re.IGNORECASE)
-DEVICE_CHECKS = frozenset({"is_available", "device_count", "current_accelerator", "is_built", "accelerator",
-                           "init_process_group", "mps"})
-SETTINGS = frozenset({"args", "opt", "opts", "cfg", "config", "conf", "hparams", "hp", "params", "flags", "FLAGS",
-                      "options", "self", "settings"})
 
 
 class CudaWithoutCheck(Check):
@@ -41,7 +36,7 @@ class CudaWithoutCheck(Check):
         found = [(call, kind) for call in sorted(calls, key=lambda c: (c.lineno, c.col_offset))
                  if (kind := self.cuda_only(call))]
         if not found or not (self.runnable() or any(a.enclosing_function(call) is None for call, _ in found)) or (
-                self.checks_device()):
+                self.checks_device()) or self.folder_written_for_cuda():
             return
         first = next((call for call, kind in found if kind != "map_location"), None)
         for call, kind in found:
@@ -79,23 +74,15 @@ class CudaWithoutCheck(Check):
         return False
 
     def checks_device(self) -> bool:
-        """Whether anything in the file asks which device there is (see the module's docstring)."""
+        """Whether anything in the file asks which device there is, or picks a GPU by number
+        (`torch.cuda.set_device(1)`: written for a CUDA machine); see machines.py."""
         a = self.a
-        for node in a.nodes_of(ast.Attribute):
-            if node.attr in DEVICE_CHECKS:
-                return True
-            if DEVICE_SETTING.match(node.attr) and isinstance(node.value, ast.Name) and node.value.id in SETTINGS:
-                return True
-        for node in a.nodes_of(ast.Name):
-            if DEVICE_SETTING.match(node.id) and node.id.lower() not in ("device", "devices", "cpu", "gpu", "cuda") \
-                    or node.id in DEVICE_CHECKS:
-                return True
-        for node in a.nodes_of(ast.Constant):
-            text = node.value if isinstance(node.value, str) else ""
-            if "CUDA_VISIBLE_DEVICES" in text or text.startswith("--") and any(
-                    word in text.lower() for word in ("cuda", "gpu", "cpu", "device")):
-                return True
-        for node in a.nodes_of(*FUNCTIONS):
-            if any(DEVICE_SETTING.match(arg.arg) and arg.arg not in ("cpu",) for arg in node.args.args):
-                return True  # a device handed in by the caller
-        return False
+        if any(node.attr == "set_device" and a.resolve(node) == "torch.cuda.set_device"
+               for node in a.nodes_of(ast.Attribute)):
+            return True
+        return asks_for_device(a.nodes_of)
+
+    def folder_written_for_cuda(self) -> bool:
+        """Another script or notebook of the file's folder calls `.cuda()` too, and none asks for a device: the
+        folder is written for CUDA machines throughout (a lone script is still flagged)."""
+        return folder_written_for_cuda(self.a.path, files=2)

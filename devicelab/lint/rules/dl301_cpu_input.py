@@ -5,7 +5,8 @@ Flagged: a moved model (a name, `self.model` of a trainer, a model handed to a f
 moved it) called with CPU tensors only; an RNN on the device given a CPU initial state; a loss given a CPU
 tensor beside one on the device. Not flagged: a CPU tensor beside one on the device in a model call (RNN lengths
 are meant to stay on the CPU), a 0-dim tensor, a model whose forward moves its inputs itself, DataParallel
-(it scatters CPU inputs), CTC losses (their lengths live on the CPU), tensors of unknown origin."""
+(it scatters CPU inputs), CTC losses (their lengths live on the CPU), tensors of unknown origin (the output of a
+model handed in, or of a submodule, which moves with its owner)."""
 
 from __future__ import annotations
 

@@ -1,15 +1,18 @@
 """DL501: a tensor factory without `device=` in a model's forward, or in what forward calls (chapter 05).
 
-Not flagged: a factory whose result goes to the device at once (`.to(x.device)`, `.type_as(x)`) or later, only
-indexes (`x[idx]`), is filled and returned, or only feeds Python (`if`, `while`, `range`, `len`, `int`,
-`.item()`, a `for`, its `.shape`); one under `with torch.device(...)` or `torch.set_default_device`; torch.tensor
-of a number; a helper whose callers all move what it returns."""
+Not flagged: a factory whose result goes to the device at once (`.to(x.device)`, `.type_as(x)`) or later (also
+through its methods: `t.float().to(device)`; not a bare `.cuda()` under `if x.is_cuda:`, which goes to the current
+GPU rather than x's), only indexes (`x[idx]`), is filled and returned, or only feeds
+Python or NumPy (`if`, `while`, `range`, `len`, `int`, `all`, `zip`, `.item()`, `.numpy()`, a `for`, its
+`.shape`, a comparison with a number or with a parameter that is no tensor); one under `with torch.device(...)`
+or `torch.set_default_device`; torch.tensor of a number; a helper whose callers all move what it returns; a
+model defined and run in a `__main__` block that never moves anything to a device (a CPU demo)."""
 
 from __future__ import annotations
 
 import ast
 
-from ..tree import has_double_star, is_literal_data, is_number, keyword
+from ..tree import FUNCTIONS, has_double_star, is_literal_data, is_number, keyword
 from ..vocabulary import (
     FACTORIES,
     LEGACY_TYPES,
@@ -21,6 +24,19 @@ from ..vocabulary import (
 )
 from .base import Check
 
+COMPARISONS = frozenset({"eq", "ne", "lt", "le", "gt", "ge"})
+
+
+def moved_name(call: ast.Call) -> str | None:
+    """The name a call moves to a device: `t` for `t.to(device)`, `t.cuda()`, `t.type_as(x)`,
+    `t.float().to(device)`."""
+    if not (isinstance(call.func, ast.Attribute) and call.func.attr in ("to", "cuda", "type_as")):
+        return None
+    node = call.func.value
+    while isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in TENSOR_METHODS:
+        node = node.func.value
+    return node.id if isinstance(node, ast.Name) else None
+
 
 class FactoryInForward(Check):
     """Born on the CPU when the model is on the GPU."""
@@ -30,7 +46,8 @@ class FactoryInForward(Check):
     def file(self) -> None:
         own, helpers = self.a.forward_reach()
         for cls, fns in own.items():
-            self.check_factories(cls, fns)
+            if not self._cpu_demo(cls):
+                self.check_factories(cls, fns)
         if helpers:
             reached = [fn for fns in own.values() for fn in fns]
             self.check_factories("", helpers, reached + helpers)
@@ -76,6 +93,17 @@ class FactoryInForward(Check):
                     fix = {"kind": "device", "input": input_name}
                 label = "torch." + short if name == f"torch.{short}" else name
                 self.a.add(self.code, node, fix, call=label)
+
+    def _cpu_demo(self, cls: str) -> bool:
+        """A model class defined inside `if __name__ == "__main__":` whose block never moves anything to a device
+        (no `.cuda()`, no `.to(...)`, no `device=`): a demo that runs on the CPU."""
+        node: ast.AST | None = self.a.classes[cls].node
+        while node is not None and not (isinstance(node, ast.If) and "__main__" in ast.unparse(node.test)):
+            node = self.a.parent(node)
+        if node is None:
+            return False
+        return not any(isinstance(n, ast.Call) and (isinstance(n.func, ast.Attribute) and n.func.attr in (
+            "cuda", "to") or keyword(n, "device") is not None) for n in self.a.walk(node))
 
     def _result_moved_by_callers(self, fn: ast.FunctionDef, callers: list[ast.FunctionDef]) -> bool:
         """Every call of `fn` (self.fn(...) or fn(...)) moves the result: `.to(device)` at once, or later."""
@@ -149,17 +177,25 @@ class FactoryInForward(Check):
                 if isinstance(grand, ast.Call) and grand.func is parent and parent.attr in PYTHON_ONLY_METHODS:
                     return True
                 if isinstance(grand, ast.Call) and grand.func is parent and (
-                        parent.attr in TENSOR_METHODS or parent.attr in ("any", "all")):
-                    node = grand  # t.long(), t.sum(), (t > 0).any(): where the result goes decides
+                        parent.attr in TENSOR_METHODS or parent.attr in ("any", "all") or parent.attr.endswith("_")):
+                    node = grand  # t.long(), t.sum(), (t > 0).any(), t.uniform_(): where the result goes decides
+                    continue
+                if isinstance(grand, ast.Call) and grand.func is parent and parent.attr in COMPARISONS and all(
+                        is_number(arg) or isinstance(arg, ast.Name) for arg in grand.args):
+                    node = grand  # t.eq(i): compared with a number
                     continue
                 return False
             if isinstance(parent, ast.Call) and node in parent.args and isinstance(parent.func, ast.Name) and (
                     parent.func.id in PYTHON_ONLY_CALLS):
                 return True
             if isinstance(parent, ast.Compare) and all(
-                    is_number(other) for other in [parent.left, *parent.comparators] if other is not node):
-                node = parent  # t > 0.5: a comparison with a number stays on the tensor's device
+                    is_number(other) or self._plain_parameter(fn, other)
+                    for other in [parent.left, *parent.comparators] if other is not node):
+                node = parent  # t > 0.5, t < p: a comparison with a number stays on the tensor's device
                 continue
+            if isinstance(parent, ast.Subscript) and parent.value is node and isinstance(parent.ctx, ast.Store):
+                store = self.a.parent(parent)
+                return isinstance(store, ast.Assign) and is_number(store.value)  # `t[i] = False`: filled in
             if isinstance(parent, (ast.For, ast.comprehension)) and parent.iter is node:
                 return True  # `for i in torch.arange(n)`: Python's loop, over 0-dim tensors
             if isinstance(parent, (ast.If, ast.While, ast.Assert, ast.IfExp)) and parent.test is node or (
@@ -167,11 +203,30 @@ class FactoryInForward(Check):
                 return True
             if isinstance(parent, ast.Assign) and len(parent.targets) == 1 and isinstance(
                     parent.targets[0], ast.Name) and depth < 2:
-                name = parent.targets[0].id
-                loads = [n for n in self.a.walk(fn) if isinstance(n, ast.Name) and n.id == name and isinstance(
-                    n.ctx, ast.Load)]
+                loads = self._loads_after(fn, parent, parent.targets[0].id)
                 return bool(loads) and all(self._feeds_python_only(fn, load, depth + 1) for load in loads)
             return False
+
+    def _loads_after(self, fn: ast.AST, assign: ast.stmt, name: str) -> list[ast.Name]:
+        """Where a name assigned here is read: after the assignment, or anywhere in a loop around it (a later
+        turn), until the end of the function."""
+        start = assign.lineno
+        node: ast.AST | None = assign
+        while node is not None and node is not fn and not isinstance(node, (*FUNCTIONS, ast.Lambda)):
+            if isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
+                start = min(start, node.lineno)
+            node = self.a.parent(node)
+        end = assign.end_lineno or assign.lineno
+        return [n for n in self.a.walk(fn) if isinstance(n, ast.Name) and n.id == name and isinstance(
+            n.ctx, ast.Load) and (n.lineno > end or start <= n.lineno < assign.lineno)]
+
+    def _plain_parameter(self, fn: ast.AST, node: ast.AST) -> bool:
+        """A parameter of the function that its body never uses as a tensor (`dropout` in `t < dropout`)."""
+        if not isinstance(node, ast.Name) or not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return False
+        value = self.a.parameter_values(fn).get(node.id, "absent")
+        return value != "absent" and (value is None or value.kind == "param") and not any(
+            isinstance(n, ast.Name) and n.id == node.id and isinstance(n.ctx, ast.Store) for n in self.a.walk(fn))
 
     def _a_condition(self, fn: ast.AST, node: ast.AST) -> bool:
         """Whether an expression is (part of) the test of an if, while, assert or conditional expression."""
@@ -182,14 +237,30 @@ class FactoryInForward(Check):
                 continue
             return isinstance(parent, (ast.If, ast.While, ast.Assert, ast.IfExp)) and parent.test is node
 
-    def _names_moved_later(self, fn: ast.AST) -> set[str]:
-        """Names that the function moves somewhere: `mask = mask.to(x.device)`, `t.cuda()`."""
+    def _names_moved_later(self, fn: ast.AST, after: int = 0) -> set[str]:
+        """Names that the function moves somewhere (after line `after`): `mask = mask.to(x.device)`, `t.cuda()`,
+        `t.float().to(device)`."""
         moved = set()
         for node in self.a.walk(fn):
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in (
-                    "to", "cuda", "type_as") and isinstance(node.func.value, ast.Name):
-                moved.add(node.func.value.id)
+            if isinstance(node, ast.Call) and node.lineno > after:
+                name = moved_name(node)
+                if name and not self._current_gpu_for_another(node):
+                    moved.add(name)
         return moved
+
+    def _current_gpu_for_another(self, call: ast.Call) -> bool:
+        """`if mask.is_cuda: filler = filler.cuda()`: meant to follow `mask`, but a bare .cuda() goes to the
+        current GPU, which need not be mask's (another GPU of a multi-GPU model): not a move to where mask is."""
+        if not (isinstance(call.func, ast.Attribute) and call.func.attr == "cuda" and not call.args
+                and keyword(call, "device") is None):
+            return False
+        node = self.a.parent(call)
+        while node is not None and not isinstance(node, (*FUNCTIONS, ast.Lambda)):
+            if isinstance(node, (ast.If, ast.IfExp)) and any(
+                    isinstance(n, ast.Attribute) and n.attr == "is_cuda" for n in self.a.walk(node.test)):
+                return True
+            node = self.a.parent(node)
+        return False
 
     def _device_context_lines(self, fn: ast.AST) -> set[int]:
         """Lines inside `with torch.device(...)` (a factory there is born on that device)."""
@@ -254,10 +325,7 @@ class FactoryInForward(Check):
                 while isinstance(base, (ast.Subscript, ast.Attribute)):
                     base = base.value
                 tainted |= {n.id for n in self.a.walk(base) if isinstance(n, ast.Name)}
-        end = statement.end_lineno or statement.lineno
-        moved_after = {node.func.value.id for node in self.a.walk(fn) if isinstance(node, ast.Call) and isinstance(
-            node.func, ast.Attribute) and node.func.attr in ("to", "cuda", "type_as") and isinstance(
-            node.func.value, ast.Name) and node.lineno > end}
+        moved_after = self._names_moved_later(fn, statement.end_lineno or statement.lineno)
         return bool(tainted & moved & moved_after)
 
     def _in_subscript_slice(self, fn: ast.AST, target: ast.AST) -> bool:

@@ -4,7 +4,8 @@ DL601: `DistributedDataParallel(model, device_ids=[...])` around a model built i
 the CPU: DDP raises at once (device_ids only work with a module on a GPU). DL602: the model was moved with a
 bare `.cuda()` / `.to("cuda")` (the process's current GPU, cuda:0 in every process) while `device_ids` names
 the rank's GPU, and the file never picks each process's GPU (`torch.cuda.set_device(local_rank)`,
-`torch.accelerator.set_device_index`, `with torch.cuda.device(...)`, CUDA_VISIBLE_DEVICES).
+`torch.accelerator.set_device_index`, `with torch.cuda.device(...)`, CUDA_VISIBLE_DEVICES; also in a function of
+the project's own modules that the file calls, such as `utils.init_distributed_mode(args)`).
 
 Not flagged: no `device_ids` (or `None`: CPU and multi-device modules), a model handed in, moved in either branch
 of an `if`, or moved to a named device (`model.to(local_rank)`, `.cuda(local_rank)`); `device_ids=[0]`."""

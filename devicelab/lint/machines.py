@@ -1,0 +1,144 @@
+"""Which machines code is written for, as far as the code shows it (DL103 and DL701 read this).
+
+A file *asks for a device* when anything in it chooses or checks one: `torch.cuda.is_available()` /
+`device_count()`, `torch.accelerator` or `torch.backends.mps`, a command-line option or setting about the device
+(`--cuda`, `--device`, `args.gpu`, `cfg.device`, `use_cuda`, `no_cuda`), a function parameter named for a
+device (`device`, `gpu`, `local_rank`: the caller picks it), CUDA_VISIBLE_DEVICES, a distributed process group.
+
+Code is *written for CUDA* when it moves things with a bare `.cuda()` and nothing asks for a device: in one
+function (a `.cuda()` statement of its own body, not under an `if`), in a whole file, or in a whole folder (some
+script or notebook of the folder calls `.cuda()`, and none of them asks for a device: research code that calls
+`.cuda()` everywhere). A folder is read once per run, each of its `.py` and `.ipynb` files parsed on its own.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import warnings
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+from .tree import FUNCTIONS, keyword
+
+DEVICE_SETTING = re.compile(r"^(use_|no_|has_|with_|n)?(cuda|gpu|gpus|gpu_ids?|device|devices|cpu|local_rank)$",
+                            re.IGNORECASE)
+DEVICE_CHECKS = frozenset({"is_available", "device_count", "current_accelerator", "is_built", "accelerator",
+                           "init_process_group", "mps"})
+SETTINGS = frozenset({"args", "opt", "opts", "cfg", "config", "conf", "hparams", "hp", "params", "flags", "FLAGS",
+                      "options", "self", "settings"})
+_FOLDERS: dict[tuple[str, tuple[tuple[str, int], ...]], tuple[bool, int, int]] = {}
+_LARGEST = 10_000_000  # a bigger file beside the one linted is not read for this
+
+
+def asks_for_device(nodes_of: Callable[..., Iterable[ast.AST]]) -> bool:
+    """Whether code asks which device there is (see the module's docstring); `nodes_of(*kinds)` gives its nodes
+    of those kinds."""
+    for node in nodes_of(ast.Attribute):
+        if node.attr in DEVICE_CHECKS:
+            return True
+        if DEVICE_SETTING.match(node.attr) and isinstance(node.value, ast.Name) and node.value.id in SETTINGS:
+            return True
+    for node in nodes_of(ast.Name):
+        if DEVICE_SETTING.match(node.id) and node.id.lower() not in ("device", "devices", "cpu", "gpu", "cuda") \
+                or node.id in DEVICE_CHECKS:
+            return True
+    for node in nodes_of(ast.Constant):
+        text = node.value if isinstance(node.value, str) else ""
+        if "CUDA_VISIBLE_DEVICES" in text or text.startswith("--") and any(
+                word in text.lower() for word in ("cuda", "gpu", "cpu", "device")):
+            return True
+    for node in nodes_of(*FUNCTIONS):
+        if any(DEVICE_SETTING.match(arg.arg) and arg.arg not in ("cpu",) for arg in node.args.args):
+            return True  # a device handed in by the caller
+    return False
+
+
+def bare_cuda(call: ast.Call) -> bool:
+    """`x.cuda()` (or `.cuda(0)`, `.cuda(non_blocking=True)`): the current GPU, with no device chosen."""
+    func = call.func
+    if not (isinstance(func, ast.Attribute) and func.attr == "cuda") or (
+            isinstance(func.value, ast.Name) and func.value.id == "torch"):
+        return False
+    return keyword(call, "device") is None and all(isinstance(arg, ast.Constant) for arg in call.args)
+
+
+def function_commits_to_cuda(body: list[ast.stmt]) -> bool:
+    """A `.cuda()` that always runs in this body: in one of its own statements (not under an `if`, a `try` or a
+    loop, not in a nested function)."""
+    for stmt in body:
+        if isinstance(stmt, (ast.Expr, ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Return, ast.With)):
+            parts = [stmt] if not isinstance(stmt, ast.With) else [item.context_expr for item in stmt.items]
+            for part in parts:
+                if any(isinstance(node, ast.Call) and bare_cuda(node) for node in _own_nodes(part)):
+                    return True
+            if isinstance(stmt, ast.With) and function_commits_to_cuda(stmt.body):
+                return True
+    return False
+
+
+def _own_nodes(node: ast.AST) -> Iterable[ast.AST]:
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        for child in ast.iter_child_nodes(current):
+            if not isinstance(child, (*FUNCTIONS, ast.Lambda, ast.ClassDef, ast.IfExp)):
+                stack.append(child)
+
+
+def folder_written_for_cuda(path: Path | None, files: int = 1) -> bool:
+    """Whether the folder of `path` is written for CUDA: at least `files` of its `.py` and `.ipynb` files (`path`
+    itself included) call `.cuda()`, and none of them asks for a device. A script alone in its folder is read with
+    the folder above it (a project's scripts in a subfolder of their own)."""
+    state = folder_state(path)
+    if state is not None and state[2] == 1 and path is not None and path.parent.parent != path.parent:
+        above = folder_state(path.parent)
+        if above is not None:
+            state = (state[0] or above[0], state[1] + above[1], state[2] + above[2])
+    return state is not None and state[1] >= files and not state[0]
+
+
+def folder_state(path: Path | None) -> tuple[bool, int, int] | None:
+    """(some file of the folder asks for a device, how many of its files call a bare `.cuda()`, how many `.py`
+    and `.ipynb` files it holds); None when the folder cannot be listed."""
+    if path is None:
+        return None
+    folder = path.parent
+    try:
+        files = sorted((f.name, f.stat().st_mtime_ns) for f in folder.iterdir() if f.suffix in (".py", ".ipynb")
+                       and f.is_file() and f.stat().st_size <= _LARGEST)
+    except OSError:
+        return None
+    key = (str(folder.resolve()), tuple(files))
+    if key not in _FOLDERS:
+        asks, uses = False, 0
+        for name, _ in files:
+            tree = _read(folder / name)
+            if tree is None:
+                continue
+            kinds: dict[type, list[ast.AST]] = {}
+            for node in ast.walk(tree):
+                kinds.setdefault(type(node), []).append(node)
+            asks = asks or asks_for_device(lambda *wanted, k=kinds: [n for w in wanted for n in k.get(w, ())])
+            uses += any(bare_cuda(call) for call in kinds.get(ast.Call, ()))
+            if asks:
+                break
+        _FOLDERS[key] = (asks, uses, len(files))
+    return _FOLDERS[key]
+
+
+def _read(path: Path) -> ast.Module | None:
+    from .core import Unreadable, cells_source, decoded, read_notebook
+
+    try:
+        text = decoded(path.read_bytes(), path)
+        if "torch" not in text and ".cuda(" not in text:
+            return None
+        if path.suffix == ".ipynb":
+            text = cells_source(read_notebook(text)[0]).text
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return ast.parse(text)
+    except (OSError, SyntaxError, ValueError, RecursionError, MemoryError, Unreadable):
+        return None

@@ -17,7 +17,7 @@ import build_notebooks  # noqa: E402  (tools/build_notebooks.py: the setup cell'
 
 LABS = sorted((ROOT / "labs").glob("*/*.ipynb"))
 
-# Runs the setup cell in a fresh interpreter that looks like Colab without the helper installed:
+# Runs the setup cell in a fresh process (CASE_SERVER below) that looks like Colab without the helper installed:
 # `google.colab` is importable, `devicelab` is not found, pip is replaced by a recorder that answers with
 # PIP_CODES in turn (the last one from then on), and the hosts in ANSWERING accept a connection, no other.
 HARNESS = """
@@ -51,14 +51,67 @@ REPOSITORY_HOST = "github.com"
 SITE_HOST = urlsplit(build_notebooks.helper_index_url()).hostname
 
 
-def run_setup_cell(notebook: Path, pip_codes: list[int], tmp_path: Path,
+# Each case runs in a fresh process, as a new Colab runtime would: a fork of one interpreter that has imported
+# torch and nothing else of the course's (the setup cell's last line imports the helper, which imports torch:
+# paid once here instead of once per case). One line of JSON in per case, one line out.
+CASE_SERVER = r"""
+import json, os, sys, traceback
+import torch  # noqa: F401
+for line in sys.stdin:
+    case = json.loads(line)
+    read, write = os.pipe()
+    sys.stdout.flush()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read)
+        os.chdir(case["cwd"])
+        os.dup2(write, 1)
+        code = 0
+        try:
+            exec(compile(case["script"], "<setup cell case>", "exec"), {"__name__": "__main__"})
+        except BaseException:
+            traceback.print_exc()
+            code = 1
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    os.close(write)
+    with os.fdopen(read, encoding="utf-8") as pipe:
+        printed = pipe.read()
+    status = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+    print(json.dumps({"status": status, "stdout": printed}), flush=True)
+"""
+
+
+@pytest.fixture(scope="module")
+def cases(tmp_path_factory):
+    """Runs one case of the harness below in a fresh fork; returns (exit status, what it printed, its stderr)."""
+    errors = tmp_path_factory.mktemp("case-server") / "stderr.txt"
+    with errors.open("w", encoding="utf-8") as stderr:
+        server = subprocess.Popen([sys.executable, "-c", CASE_SERVER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                  stderr=stderr, text=True, encoding="utf-8")
+
+    def run(script: str, cwd: Path) -> tuple[int, str, str]:
+        server.stdin.write(json.dumps({"script": script, "cwd": str(cwd)}) + "\n")
+        server.stdin.flush()
+        answer = server.stdout.readline()
+        assert answer, errors.read_text(encoding="utf-8")[-4000:]
+        done = json.loads(answer)
+        return done["status"], done["stdout"], errors.read_text(encoding="utf-8")[-4000:]
+
+    yield run
+    server.stdin.close()
+    server.wait(timeout=60)
+
+
+def run_setup_cell(cases, notebook: Path, pip_codes: list[int], tmp_path: Path,
                    answering: tuple[str, ...] = (REPOSITORY_HOST, SITE_HOST)) -> dict:
     cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
     setup = "".join(next(c for c in cells if c["cell_type"] == "code")["source"])
     script = f"SETUP = {setup!r}\nPIP_CODES = {pip_codes!r}\nANSWERING = {list(answering)!r}\n{HARNESS}"
-    done = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    status, printed, stderr = cases(script, tmp_path)
+    assert status == 0, stderr
+    return json.loads(printed.strip().splitlines()[-1])
 
 
 def packages(call: list[str]) -> list[str]:
@@ -73,8 +126,8 @@ def packages(call: list[str]) -> list[str]:
 
 
 @pytest.mark.parametrize("notebook", LABS, ids=lambda p: f"{p.parent.name}/{p.stem}")
-def test_on_colab_the_setup_cell_installs_the_helper_without_touching_torch(notebook, tmp_path):
-    result = run_setup_cell(notebook, pip_codes=[0], tmp_path=tmp_path)
+def test_on_colab_the_setup_cell_installs_the_helper_without_touching_torch(cases, notebook, tmp_path):
+    result = run_setup_cell(cases, notebook, pip_codes=[0], tmp_path=tmp_path)
     helper, timm = result["calls"]  # the helper from the repository, then timm, which Colab lacks
     for call in (helper, timm):
         assert call[1:4] == ["-m", "pip", "install"] and "--no-deps" in call
@@ -87,8 +140,9 @@ def test_on_colab_the_setup_cell_installs_the_helper_without_touching_torch(note
 
 
 @pytest.mark.parametrize("notebook", LABS[:1] + LABS[-1:], ids=lambda p: f"{p.parent.name}/{p.stem}")
-def test_when_github_does_not_answer_the_setup_cell_installs_the_helper_from_the_courses_site(notebook, tmp_path):
-    result = run_setup_cell(notebook, pip_codes=[0], tmp_path=tmp_path, answering=(SITE_HOST,))
+def test_when_github_does_not_answer_the_setup_cell_installs_the_helper_from_the_courses_site(cases, notebook,
+                                                                                            tmp_path):
+    result = run_setup_cell(cases, notebook, pip_codes=[0], tmp_path=tmp_path, answering=(SITE_HOST,))
     assert result["probed"][0] == [REPOSITORY_HOST, 443]  # asked first, and never handed to pip
     helper = result["calls"][0]
     assert helper[helper.index("--index-url") + 1] == build_notebooks.helper_index_url()
@@ -100,21 +154,21 @@ def test_when_github_does_not_answer_the_setup_cell_installs_the_helper_from_the
 
 @pytest.mark.parametrize("notebook", LABS[:1] + LABS[-1:], ids=lambda p: f"{p.parent.name}/{p.stem}")
 def test_when_the_install_from_github_fails_the_setup_cell_installs_the_helper_from_the_courses_site(
-        notebook, tmp_path):
-    result = run_setup_cell(notebook, pip_codes=[1, 0], tmp_path=tmp_path)
+        cases, notebook, tmp_path):
+    result = run_setup_cell(cases, notebook, pip_codes=[1, 0], tmp_path=tmp_path)
     from_github, from_site = result["calls"][:2]
     assert packages(from_github)[0].startswith("git+") and packages(from_site) == ["devicelab"]
     assert "--index-url" in from_site and result["outcome"] == "no error"
 
 
 @pytest.mark.parametrize("notebook", LABS[:1] + LABS[-1:], ids=lambda p: f"{p.parent.name}/{p.stem}")
-def test_without_network_the_setup_cell_says_what_failed_and_why(notebook, tmp_path):
-    result = run_setup_cell(notebook, pip_codes=[1], tmp_path=tmp_path)
+def test_without_network_the_setup_cell_says_what_failed_and_why(cases, notebook, tmp_path):
+    result = run_setup_cell(cases, notebook, pip_codes=[1], tmp_path=tmp_path)
     lang = notebook.parent.name
     expected = {"en": "The course helper could not be installed", "zh": "无法安装课程辅助包"}[lang]
     assert result["outcome"].startswith(expected), result["outcome"]
     assert "could not reach the package index" in result["outcome"]
-    result = run_setup_cell(notebook, pip_codes=[0], tmp_path=tmp_path, answering=())
+    result = run_setup_cell(cases, notebook, pip_codes=[0], tmp_path=tmp_path, answering=())
     assert result["calls"] == [] and result["outcome"].startswith(expected), result
     for host in (REPOSITORY_HOST, SITE_HOST):
         assert f"ERROR: {host} does not answer (Network is unreachable)" in result["outcome"]

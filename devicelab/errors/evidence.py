@@ -109,7 +109,8 @@ LIBRARY_RULES: tuple[FrameRule, ...] = (
     FrameRule("optimizer_step", "07-checkpoints", torch_path=r"^torch/optim/", also=("01-devices",)),
     FrameRule("grad_scaler", "08-amp", torch_path=r"^torch/(?:amp|cuda/amp)/grad_scaler\.py"),
     FrameRule("autocast", "08-amp", torch_path=r"^torch/(?:amp/autocast_mode|cuda/amp/autocast_mode|amp/)"),
-    FrameRule("serialization", "07-checkpoints", torch_path=r"^torch/(?:serialization|_utils|storage|jit/_serialization)\.py"),
+    FrameRule("serialization", "07-checkpoints",
+              torch_path=r"^torch/(?:serialization|_utils|storage|jit/_serialization)\.py"),
     FrameRule("data_parallel", "06-multigpu",
               torch_path=r"^torch/nn/parallel/(?:data_parallel|parallel_apply|replicate|scatter_gather|comm|_functions)"
               r"\.py", also=("02-dataparallel",)),

@@ -177,8 +177,27 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem):  # noqa: ANN001 - pyte
     getattr(subprocess, "_cleanup", lambda: None)()
     after = _cpu_seconds()
     _CPU["last"] = after
-    _record_cpu({"id": item.nodeid, "group": group_of(item.nodeid), "cpu": round(after - before, 3),
-                 "wall": round(time.monotonic() - started, 3), "worker": os.environ.get("PYTEST_XDIST_WORKER", "main")})
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+    # The last test of a process also tears down the session's fixtures (its browser, its kernels, the site's
+    # server): their CPU seconds are the session's, not this test's.
+    session_teardown = _CPU.pop("session_teardown", 0.0) if nextitem is None else 0.0
+    _record_cpu({"id": item.nodeid, "group": group_of(item.nodeid), "cpu": round(after - before - session_teardown, 3),
+                 "wall": round(time.monotonic() - started, 3), "worker": worker})
+    if session_teardown:
+        _record_cpu({"id": "(fixtures the last test ended: browsers, kernels, servers)", "group": "session",
+                     "cpu": round(session_teardown, 3), "wall": 0.0, "worker": worker})
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_teardown(item: pytest.Item, nextitem):  # noqa: ANN001 - pytest's signature
+    """With DEVICELAB_CPU=file, the CPU seconds of the last test's teardown, which ends the session's fixtures."""
+    if not os.environ.get("DEVICELAB_CPU") or nextitem is not None:
+        yield
+        return
+    before = _cpu_seconds()
+    yield
+    getattr(subprocess, "_cleanup", lambda: None)()
+    _CPU["session_teardown"] = _cpu_seconds() - before
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:

@@ -456,7 +456,9 @@ def test_the_static_scan_reads_forging_code():
 
 
 def test_honest_notebooks_of_every_lab_raise_no_tamper_flag(tmp_path):
-    """Every lab's solution (zh) and untouched student version (en): full marks or not attempted, never 'tampered'.
+    """Every lab's solution (zh) and untouched student version (en): full marks or not attempted, never 'tampered',
+    and no cell that raises. This is also the run check of `labs/en/`: nbval does not run those notebooks a second
+    time (pyproject.toml's testpaths), so a student notebook whose cell raises fails here, naming the cell.
 
     (Chapter 07 pickles tensors for real: copyreg then caches `__slotnames__` on torch's classes.)
     """
@@ -469,7 +471,7 @@ def test_honest_notebooks_of_every_lab_raise_no_tamper_flag(tmp_path):
     rows, _, _ = grade_folder(tmp_path / "honest", plants, timeout=300)
     for name, row in rows.items():
         assert row["tampered"] == "", (name, row["tampered"])
-        assert row["problem"] == "", (name, row["problem"])
+        assert row["problem"] == "", f"{name}: a cell raised or the kernel stopped: {row['problem']}"
         wanted = "correct" if name.endswith("-solved") else "not_attempted"
         statuses = [row[k] for k in row if re.fullmatch(r"ex\d+", k) and row[k] != "-"]
         assert statuses and set(statuses) == {wanted}, (name, statuses)

@@ -129,6 +129,9 @@ def device_of(value: str) -> str:
         return glued.group(1) + ":" + glued.group(2)
     if re.fullmatch(r"\d+", v):
         return "cuda:" + v
+    shown = re.fullmatch(r"device\(type='(\w+)'(?:, ?index=(\d+))?\)", low, re.ASCII)  # torch.device's repr
+    if shown:
+        return shown.group(1) + (":" + shown.group(2) if shown.group(2) else "")
     numbered = re.fullmatch(r"(?:cuda |gpu )?device (\d+)", low, re.ASCII)  # "device 1", "CUDA device 0"
     if numbered:
         return "cuda:" + numbered.group(1)

@@ -467,7 +467,8 @@ PIN = ErrorKind(
     chapter="04-batches",
     causes=("pin_cuda",),
     device_fields=("found",),
-    patterns=(r"cannot pin '(?P<found>torch\.[\w.]+)'",),
+    patterns=(r"cannot pin '(?P<found>torch\.[\w.]+|(?:CUDA|MPS|XPU)\w*Type)'",
+              r"(?P<_dense>[Oo]nly dense CPU tensors can be pinned)"),
     example="cannot pin 'torch.cuda.FloatTensor' only dense CPU tensors can be pinned",
     reading={
         "en": "`pin_memory` copies a CPU tensor into page-locked memory for a faster copy to the GPU; it was given a "
@@ -475,6 +476,14 @@ PIN = ErrorKind(
         "zh": "`pin_memory` 把 CPU 张量复制到锁页内存里，以便更快地拷贝到 GPU；"
         "它收到的却是已经在 {found_dev} 上的张量"
         "（{found}）。",
+    },
+    reading_by_marker={
+        "_dense": {
+            "en": "`pin_memory` copies a CPU tensor into page-locked memory for a faster copy to the GPU; it was given "
+            "a tensor that is not a dense CPU tensor, most often one already on the GPU.",
+            "zh": "`pin_memory` 把 CPU 张量复制到锁页内存里，以便更快地拷贝到 GPU；它收到的却不是稠密的 CPU 张量，"
+            "最常见的是已经在 GPU 上的张量。",
+        },
     },
 )
 
@@ -624,7 +633,11 @@ SPARSE_INDICES = ErrorKind(
     causes=("batch_not_moved",),
     device_fields=("want", "found"),
     routes=(Route({"relation": "^index$"}, "06-multigpu", False, ("multi_gpu_mix",), ("01-devices",)),),
-    patterns=(r"device of (?P<arg>indices) \((?P<found>-?\d+)\) must match device of values \((?P<want>-?\d+)\)",),
+    patterns=(r"device of (?P<arg>indices) \((?P<found>-?\d+)\) must match device of values \((?P<want>-?\d+)\)",
+              # compressed (CSR/CSC/BSR) components:
+              # "device of crow_indices (=cpu) must match device of values (=cuda:0)"
+              r"device of (?P<arg>\w+) \(=?(?P<found>-?\d+|" + D + r")\) must match device of \w+ \(=?(?P<want>-?\d+|"
+              + D + r")\)"),
     example="RuntimeError: device of indices (0) must match device of values (5)",
     reading={
         "en": "A sparse tensor was built from indices and values on different devices (device numbers: -1 is the "
@@ -811,7 +824,8 @@ HAND_WRITTEN = ErrorKind(
 # expected on one and found on another, is a device-placement error, even when no family above knows its wording.
 # What the paste is about (a generator, a replica, a checkpoint, an optimizer, an index, a hidden state) chooses
 # the chapter; the answer is never confident, and chapter 09's method is always among the candidates.
-DW = (r"(?:torch\.cuda\.\w+Tensor|torch\.(?:Float|Double|Half|Long|Int|Byte|Bool|BFloat16)Tensor|"
+DW = (r"(?:device\(type='(?:cuda|cpu|mps|xpu|meta|xla|hpu|npu)'(?:, ?index=\d+)?\)|"  # torch.device's repr
+      r"torch\.cuda\.\w+Tensor|torch\.(?:Float|Double|Half|Long|Int|Byte|Bool|BFloat16)Tensor|"
       r"(?:CUDA|CPU|MPS|XPU)(?:Float|Double|Half|Long|Int|Byte|Bool|BFloat16|ComplexFloat|ComplexDouble)Type|" + D +
       r"|GPU|CPU|gpu|Gpu|Cpu|Cuda|CUDA|Mps|MPS|XLA|TPU|(?:cuda |CUDA |GPU )?device \d+)")
 DW_ZH = r"(?:" + DW + r"|显卡|显存|内存)"
@@ -870,9 +884,11 @@ TWO_DEVICES = ErrorKind(
         r")(?![\w-])",
         # one place said to be required without "to be": "Expected cuda tensor", "expected all tensors on cuda",
         # "requires CUDA tensors", "only supports GPU inputs"
-        r"(?P<_one>[Ee]xpect(?:ed|s|ing)?|[Rr]equires?|[Nn]eeds?|only (?:supports?|accepts?|works with))\b" + _CUT
+        r"(?P<_one>[Ee]xpect(?:ed|s|ing)?|[Rr]equires?|[Nn]eeds?|only (?:supports?|accepts?|works with)|"
+        r"[Mm]ust be|[Ss]hould be)\b" + _CUT
         + r"{0,40}?(?:\b(?:an?|all|only) )?\b(?P<want>" + DW + r")(?![\w-]) " + THING + r"\b",
         r"(?P<_one>[Ee]xpect(?:ed|s|ing)?)\b (?:\w+ ){0,4}?(?:on|in) (?:the |a )?(?P<want>" + DW + r")(?![\w-])",
+        r"(?P<_one>(?:[Tt]ensors|params|parameters)\b[^\n]{0,60}?supported devices?):? ?\[?'(?P<want>" + DW + r")'",
         # Chinese, one place required or denied: "张量不在 GPU 上", "输入张量必须在 CUDA 上", "应该放到 cuda 上"
         r"(?P<_one>不在|必须在|必须位于|应该在|应当在|应在|需要在|要求在|只能在|应该放到|需要放到) ?(?P<want>" + DW_ZH +
         r") ?上",
@@ -883,7 +899,7 @@ TWO_DEVICES = ErrorKind(
         r"(?P<_location>restore data location of|unknown (?:device|location) (?:tag|type) ?'?\w*'? in (?:the )?"
         r"checkpoint)",
         r"(?P<_cpu_only>not (?:implemented|supported|available) (?:on|for) (?:the )?CPU|CPU (?:is )?not supported|"
-        r"only supports? (?:CUDA|GPU))",
+        r"only supports? (?:CUDA|GPU)|implementation for device cpu not found|device=cpu \(supported: \{'cuda')",
         r"(?P<_code>set\(\w+\.device for |\.device ?(?:==|!=) ?\w+\.device|\.is_cuda ?(?:==|!=|\)|$))",
         # a check on a device written in C++ or Python, as the failed check prints it: "Expected input.device() ==
         # weight.device() to be true", "x.device().type() == at::kCUDA", "Check failed: x.device().is_cuda()",
@@ -925,8 +941,8 @@ TWO_DEVICES = ErrorKind(
         Route({"_text": r"DataParallel|[Rr]eplica|[Ss]catter|[Bb]roadcast|device_ids|local_rank|NCCL|nccl|all_reduce|"
                         r"all_gather|[Dd]istributed|SyncBatchNorm|FSDP|FullyShard|deepspeed|DeepSpeed|different GPUs|"
                         r"device_map"}, "06-multigpu", False, ("multi_gpu_mix",), ("01-devices", "09-debugging")),
-        Route({"_text": OPTIMIZER_STATE + r"|torch/optim/"}, "07-checkpoints", False, ("optimizer_state",),
-              ("01-devices", "09-debugging")),
+        Route({"_text": OPTIMIZER_STATE + r"|torch/optim/|capturable=True|state_steps|fused=True"}, "07-checkpoints",
+              False, ("optimizer_state",), ("01-devices", "09-debugging")),
         Route({"_text": r"state_dict|[Cc]heckpoint|torch\.load|map_location|from_pretrained|safetensors|"
                         r"[Dd]eserializ|\.ckpt\b"}, "07-checkpoints", False, ("map_location", "meta_weights"),
               ("01-devices", "09-debugging")),
@@ -1202,7 +1218,11 @@ OFFLOADED_MOVE = _declined(
     "offloaded_model_moved",
     "07-checkpoints",
     (r"move a model that has some modules offloaded to (?:cpu|disk)",
-     r"shouldn't move a model (?:when it is|that is) dispatched on multiple devices"),
+     r"shouldn't move a model (?:when it is|that is) dispatched on multiple devices",
+     # transformers: a quantized model the loader placed; diffusers: a pipeline with sequential CPU offload
+     r"\.to`? is not supported for `?(?:4|8)-bit`? or `?(?:4|8)-bit`? bitsandbytes models",
+     r"activated sequential model offloading by calling `?enable_sequential_cpu_offload`?, but are now attempting to "
+     r"move the pipeline to GPU"),
     "RuntimeError: You can't move a model that has some modules offloaded to cpu or disk.",
     "Not a placement mix-up between tensors: the model was loaded with a `device_map` that spread it over several "
     "places (some modules on the CPU or on disk), and something then moved it as one piece, which the loader refuses. "

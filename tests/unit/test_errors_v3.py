@@ -20,6 +20,9 @@ SITE = "devicelab-course"
      "please report a bug to PyTorch.", "01-devices"),
     ("ValueError: Pointer argument (at 0) cannot be accessed from Triton (cpu tensor?)", "01-devices"),
     ("ValueError: Cannot find backend for cpu", "01-devices"),
+    ("RuntimeError: device of crow_indices (=cpu) must match device of values (=cuda:0)", "01-devices"),
+    ("RuntimeError: cannot pin 'CUDAFloatType' only dense CPU tensors can be pinned", "04-batches"),
+    ("RuntimeError: Only dense CPU tensors can be pinned", "04-batches"),
     ('  File "model.py", line 23, in __init__\n    self.model = torch.jit.load(model_path)\n'
      "NotImplementedError: Could not run 'aten::empty_strided' with arguments from the 'CUDA' backend. This could be "
      "because the operator doesn't exist for this backend", "07-checkpoints"),
@@ -244,6 +247,15 @@ def test_libraries_own_device_checks_are_read_as_device_errors_without_certainty
     "RuntimeError: 数据和模型不在一个设备上",
     "RuntimeError: iter.device(arg).is_cuda() INTERNAL ASSERT FAILED at Loops.cuh:94, please report a bug to PyTorch.",
     "ValueError: At least two input variables have different memory locations (Cpu/Gpu)",
+    # device checks written in PyTorch's and libraries' sources: torch.device's repr, one place required with
+    # "must be", an optimizer's supported devices, a CUDA-only operator handed CPU tensors
+    "RuntimeError: FSDP only supports single device modules but got params on {device(type='cuda', index=0), "
+    "device(type='cpu')}",
+    "RuntimeError: boxes must be a CPU tensor",
+    "RuntimeError: `fused=True` requires all the params to be floating point Tensors of supported devices: ['cuda'].",
+    "AssertionError: If capturable=True, params and state_steps must be on supported devices: ['cuda', 'xla', "
+    "'privateuseone'].",
+    "RuntimeError: carafe_forward_impl: implementation for device cpu not found.",
 ])
 def test_a_message_that_places_a_tensor_in_any_wording_is_a_device_error_never_declined(message):
     d = diagnose(message)
@@ -259,6 +271,14 @@ def test_a_message_that_places_a_tensor_in_any_wording_is_a_device_error_never_d
      "run on the CPU.", "01-devices"),
     ("ValueError: fp16 mixed precision requires a GPU (not 'mps').", "08-amp"),
     ("RuntimeError: You can't move a model that has some modules offloaded to cpu or disk.", "07-checkpoints"),
+    ("ValueError: `.to` is not supported for `4-bit` or `8-bit` bitsandbytes models. Please use the model as it is, "
+     "since the model has already been set to the correct devices and casted to the correct `dtype`.",
+     "07-checkpoints"),
+    ("ValueError: It seems like you have activated sequential model offloading by calling "
+     "`enable_sequential_cpu_offload`, but are now attempting to move the pipeline to GPU. This is not compatible "
+     "with offloading.", "07-checkpoints"),
+    # an extension built without its CUDA operators: no placement mix-up (the CPU form above is one)
+    ("RuntimeError: nms_impl: implementation for device cuda:0 not found.", None),
     ("ImportError: FlashAttention requires a GPU", None),
     ("AssertionError: CUDA is required for this model", None),
     ("RuntimeError: one of the variables needed for gradient computation has been modified by an inplace operation: "

@@ -38,6 +38,8 @@
     var glued = /^([a-z]+)(\d+)$/.exec(low);
     if (glued && rules._deviceFull.test(glued[1])) return glued[1] + ":" + glued[2];
     if (/^\d+$/.test(v)) return "cuda:" + v;
+    var shown = /^device\(type='(\w+)'(?:, ?index=(\d+))?\)$/.exec(low);  // torch.device's repr
+    if (shown) return shown[1] + (shown[2] ? ":" + shown[2] : "");
     var numbered = /^(?:cuda |gpu )?device (\d+)$/.exec(low);  // "device 1", "CUDA device 0"
     if (numbered) return "cuda:" + numbered[1];
     if (v === "\u663e\u5361" || v === "\u663e\u5b58") return "cuda";  // 显卡, 显存

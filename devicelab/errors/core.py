@@ -187,6 +187,8 @@ def derived(kind: ErrorKind, ordered: list[tuple[str, str]]) -> dict[str, str]:
         for name, raw in ordered:
             if name in kind.device_fields:
                 device = device_of(raw)
+                if device and raw.startswith("device(type="):  # torch.device's repr: shown as the device it names
+                    values[name] = device
                 values[name + "_dev"] = device
                 values[name + "_dtype"] = dtype_of(raw)
                 if device:

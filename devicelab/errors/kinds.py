@@ -838,6 +838,9 @@ NOT_ON = r"not (?:be )?(?:on|in) (?:a |the )?(?:GPU|CPU|cuda|CUDA|device)\b|same
 GRAPH = (r"\bDGL|\bdgl\b|DGLGraph|torch_geometric|edge_index|node feature|[Gg]raphs? (?:on|to batch|must be)|"
          r"\bsubgraph\b|[Gg]raph and \w+ (?:should|must)|same device context")
 _CUT = r"[^.!?;\n。！？；]"  # within one sentence
+# A multi-GPU program's words in the paste (DataParallel, DDP, FSDP, DeepSpeed, a device map).
+MULTI_GPU = (r"DataParallel|[Rr]eplica|[Ss]catter|[Bb]roadcast|device_ids|local_rank|NCCL|nccl|all_reduce|all_gather|"
+             r"[Dd]istributed|SyncBatchNorm|FSDP|FullyShard|deepspeed|DeepSpeed|different GPUs|device_map")
 TWO_DEVICES = ErrorKind(
     name="two_devices",
     chapter="01-devices",
@@ -938,9 +941,10 @@ TWO_DEVICES = ErrorKind(
         Route({"_cpu_only": "."}, "01-devices", False, ("custom_kernel",), ("09-debugging",)),
         Route({"_text": r"[Gg]enerator|randperm|[Ss]ampler"}, "04-batches", False, ("generator_device",),
               ("09-debugging", "01-devices")),
-        Route({"_text": r"DataParallel|[Rr]eplica|[Ss]catter|[Bb]roadcast|device_ids|local_rank|NCCL|nccl|all_reduce|"
-                        r"all_gather|[Dd]istributed|SyncBatchNorm|FSDP|FullyShard|deepspeed|DeepSpeed|different GPUs|"
-                        r"device_map"}, "06-multigpu", False, ("multi_gpu_mix",), ("01-devices", "09-debugging")),
+        # in a multi-GPU program: a GPU beside the CPU is a model or batch left behind, two GPUs a mix of GPUs
+        Route({"_text": MULTI_GPU, "relation": "^type$"}, "06-multigpu", False, ("model_not_moved", "batch_not_moved"),
+              ("01-devices", "09-debugging")),
+        Route({"_text": MULTI_GPU}, "06-multigpu", False, ("multi_gpu_mix",), ("01-devices", "09-debugging")),
         Route({"_text": OPTIMIZER_STATE + r"|torch/optim/|capturable=True|state_steps|fused=True"}, "07-checkpoints",
               False, ("optimizer_state",), ("01-devices", "09-debugging")),
         Route({"_text": r"state_dict|[Cc]heckpoint|torch\.load|map_location|from_pretrained|safetensors|"

@@ -299,3 +299,14 @@ def test_a_graph_librarys_device_context_points_to_batches():
     d = diagnose("Check failed: csr.indptr->ctx.device_type == source->ctx.device_type (2 vs. 1) : Graph and source "
                  "should in the same device context")
     assert d.device_error and d.chapter == "04-batches"
+
+
+def test_a_gpu_beside_the_cpu_in_a_multi_gpu_program_is_a_tensor_left_behind_not_two_gpus():
+    d = diagnose("RuntimeError: FSDP only supports single device modules but got params on "
+                 "{device(type='cuda', index=0), device(type='cpu')}")
+    assert d.chapter == "06-multigpu" and d.devices == ("cuda:0", "cpu")
+    assert "multi_gpu_mix" not in d.causes and "model_not_moved" in d.causes
+    assert "cuda:0 and cpu" in d.match.reading("en") and "device(type=" not in d.match.reading("en")
+    two = diagnose("RuntimeError: FSDP only supports single device modules but got params on "
+                   "{device(type='cuda', index=0), device(type='cuda', index=1)}")
+    assert two.causes[0] == "multi_gpu_mix" and two.devices == ("cuda:0", "cuda:1")

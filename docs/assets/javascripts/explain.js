@@ -91,6 +91,7 @@
       ordered.forEach(function (pair) {
         if (kind.device_fields.indexOf(pair[0]) >= 0) {
           var device = deviceOf(rules, pair[1]);
+          if (device && pair[1].indexOf("device(type=") === 0) values[pair[0]] = device;  // torch.device's repr
           values[pair[0] + "_dev"] = device;
           values[pair[0] + "_dtype"] = dtypeOf(pair[1]);
           if (device) devices.push(device);

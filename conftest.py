@@ -48,11 +48,27 @@ def pytest_configure(config: pytest.Config) -> None:
     order the scheduler happens to choose."""
     if not os.environ.get("PYTEST_XDIST_WORKER") and config.getoption("numprocesses", default=None):
         return  # the controller of a parallel run runs no test
+    _warm_kernels().install()
     try:
         import torch._dynamo  # noqa: F401
         import torch.fx.experimental.symbolic_shapes  # noqa: F401
     except Exception:  # noqa: BLE001, S110 - without torch there is nothing to load early
         pass
+
+
+def _warm_kernels():
+    """tests/warm_kernels.py: this process's kernels start as forks of one interpreter that has imported torch."""
+    import importlib.util
+    import sys
+
+    module = sys.modules.get("devicelab_warm_kernels")
+    if module is None:
+        spec = importlib.util.spec_from_file_location("devicelab_warm_kernels",
+                                                      Path(__file__).resolve().parent / "tests" / "warm_kernels.py")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module
+        spec.loader.exec_module(module)
+    return module
 
 
 def _module_scoped_fixtures(item: pytest.Item) -> list[str]:
@@ -145,7 +161,8 @@ def _cpu_seconds(children: bool = True) -> float:
     spent = own.ru_utime + own.ru_stime
     if children:
         ended = resource.getrusage(resource.RUSAGE_CHILDREN)
-        spent += ended.ru_utime + ended.ru_stime
+        # Kernels are the kernel server's children (tests/warm_kernels.py): it counts those that have ended.
+        spent += ended.ru_utime + ended.ru_stime + _warm_kernels().cpu_seconds()
     return spent
 
 
@@ -202,6 +219,7 @@ def pytest_runtest_teardown(item: pytest.Item, nextitem):  # noqa: ANN001 - pyte
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
     """The CPU seconds of each process outside its tests: start-up, collection, session teardown."""
+    _warm_kernels().stop()  # its kernels' CPU seconds are this process's from here on
     if os.environ.get("DEVICELAB_CPU"):
         # The controller of a parallel run counts itself only: its children are the workers, which count theirs.
         controller = not os.environ.get("PYTEST_XDIST_WORKER") and bool(

@@ -457,8 +457,8 @@ def test_the_static_scan_reads_forging_code():
 
 def test_honest_notebooks_of_every_lab_raise_no_tamper_flag(tmp_path):
     """Every lab's solution (zh) and untouched student version (en): full marks or not attempted, never 'tampered',
-    and no cell that raises. This is also the run check of `labs/en/`: nbval does not run those notebooks a second
-    time (pyproject.toml's testpaths), so a student notebook whose cell raises fails here, naming the cell.
+    and no cell that raises. This is also the run check of `labs/en/` and `solutions/zh/`: nbval does not run those
+    notebooks a second time (pyproject.toml's testpaths), so a notebook whose cell raises fails here, naming it.
 
     (Chapter 07 pickles tensors for real: copyreg then caches `__slotnames__` on torch's classes.)
     """

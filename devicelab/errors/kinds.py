@@ -264,7 +264,7 @@ DDP = ErrorKind(
         r"Attempt to perform collective on tensor not on device passed to init_process_group",
         r"Tensors must be CUDA and dense",
         r"No backend type associated with device type (?P<found>\w+)",
-        r"ProcessGroupNCCL is only supported with GPUs",
+        r"ProcessGroupNCCL is only supported with GPUs(?!, no GPUs found)",
         r"Expected tensor for argument #\d+ '(?P<arg>\w+)' to have the same device as tensor for argument #\d+ "
         r"'\w+' ?; but device (?P<found>\d+) does not equal (?P<want>\d+)(?: \(while checking arguments for "
         r"(?P<op>\w+))?",
@@ -1152,6 +1152,8 @@ NO_CUDA = _declined(
         r"too old",
         r"torch\.cuda\.is_available\(\) is False|Cannot access accelerator device when none is available",
         r"no CUDA-capable device is detected",
+        # NCCL asked for where no GPU is visible: the machine's (or the process's) GPUs, not a tensor's place
+        r"only supported with GPUs, no GPUs found",
         # libraries' own words for a GPU that is not there (ultralytics, yolov5), and a driver older than the runtime
         r"[Ii]nvalid CUDA '[^']{0,40}' requested",
         r"CUDA driver version is insufficient",

@@ -25,6 +25,7 @@ from .vocabulary import (
     DISTRIBUTED_DATA_PARALLEL,
     DTYPES,
     FACTORIES,
+    HOST_LIBRARIES,
     LEGACY_TYPES,
     LOADERS,
     MODULE_BASES,
@@ -55,7 +56,7 @@ def child_fields(kind: type) -> tuple[str, ...]:
     return tuple(f for f in kind._fields if f not in leaves)
 
 
-HOOKS = ("statement", "call", "expression_statement", "moved", "bound", "block_end")
+HOOKS = ("statement", "call", "expression_statement", "moved", "bound", "block_end", "joined")
 
 
 @dataclass
@@ -112,6 +113,7 @@ class Analysis:
             if end[i] > end[parent_of[i]]:
                 end[parent_of[i]] = end[i]
         self._parameter_values: dict[int, dict[str, Value | None]] = {}
+        self._uses: dict[tuple[str, int], set[str]] = {}
         self._attributes: dict[tuple[str, str], Value | None] = {}
         self._self_stores: dict[int, dict[str, list[Value | None]]] = {}
         self._stores: dict[str, tuple[set[int], dict[str, list[int]]]] | None = None
@@ -477,6 +479,41 @@ class Analysis:
         if owner and plain_method and fn.name != "__init__" and fn.args.args:
             env[fn.args.args[0].arg] = Value("instance", name=owner)  # self: its attributes are known
         return env
+
+    def tensor_uses(self, fn: ast.AST) -> set[str]:
+        """The names a function uses the way only a tensor (or an array) is used: `x.shape`, `x.view(...)`."""
+        key = ("uses", id(fn))
+        found = self._uses.get(key)
+        if found is None:
+            found = self._uses[key] = {node.value.id for node in self.walk(fn) if isinstance(node, ast.Attribute)
+                                       and node.attr in TENSOR_EVIDENCE and isinstance(node.value, ast.Name)}
+        return found
+
+    def from_inputs(self, fn: ast.AST, name: str, source: ast.expr, env: dict[str, Value | None]) -> Value | None:
+        """A name read from the function's inputs (`pos = data.pos`, `out, count = helper(x, batch)`) and used
+        as a tensor (`pos.size(1)`): a tensor that lives where the caller's tensors do, a place nobody knows here.
+        Not one read through NumPy, SciPy, PIL... or moved, nor one read from `self` (the object's own state)."""
+        if not isinstance(fn, FUNCTIONS) or name not in self.tensor_uses(fn) or not isinstance(
+                source, (ast.Attribute, ast.Subscript, ast.Call)):
+            return None  # read out of what the function is handed, or returned by a call given it
+        args = [*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs]
+        if self.owner_of.get(id(fn)) is not None and fn.args.args and not any(
+                isinstance(d, ast.Name) and d.id == "staticmethod" for d in fn.decorator_list):
+            args = [a for a in args if a is not fn.args.args[0]]
+        params = {a.arg for a in args}
+        reads = False
+        for node in self.walk(source):
+            if isinstance(node, ast.Call):
+                resolved = self.resolve(node.func) or ""
+                if resolved.split(".")[0] in HOST_LIBRARIES or isinstance(node.func, ast.Attribute) and (
+                        node.func.attr in ("numpy", "tolist", "item", "cpu", "to", "cuda", "type_as")):
+                    return None
+            elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+                held = env.get(node.id)
+                if node.id in params and (held is None or held.kind == "param") or (
+                        held is not None and held.kind == "tensor" and not held.known and held.name):
+                    reads = True
+        return Value("tensor", known=False, name=name) if reads else None
 
     @staticmethod
     def _tensor_function(name: str | None) -> bool:

@@ -140,6 +140,18 @@ RULES: dict[str, Rule] = {
                            "whose result meets a tensor on the device",
                      "zh": "函数（损失、指标、NMS、验证）里没有 `device=` 的张量工厂函数，"
                            "其结果与设备上的张量一起运算"}),
+        Rule("DL505", "05-inside", {
+            "en": "{call}(...) without device= makes `{name}` a CPU tensor on this branch, while on the other path "
+                  "it lives where `{other}` does: the function hands on a tensor whose device depends on the branch "
+                  "taken; make it there (device={other}.device)",
+            "zh": "没有 device= 的 {call}(...) 在这个分支里把 `{name}` 创建成 CPU 张量，而在另一条路径上它与 `{other}` "
+                  "在同一设备上：函数交出去的张量在哪个设备上取决于走了哪个分支；请直接在那里创建"
+                  "（device={other}.device）",
+        }, fixable=True,
+            summary={"en": "one branch of an `if` makes on the CPU (a factory without `device=`) the tensor that "
+                           "the other path takes from the function's inputs",
+                     "zh": "`if` 的一个分支用没有 `device=` 的工厂函数在 CPU 上创建张量，"
+                           "而另一条路径上的同名张量来自函数的输入"}),
         Rule("DL601", "06-multigpu", {
             "en": "DistributedDataParallel(..., device_ids={ids}) wraps `{name}`, which is still on the CPU: DDP "
                   "raises; put each process's model on its own GPU first (torch.cuda.set_device(local_rank); "

@@ -89,3 +89,7 @@ PYTHON_ONLY_METHODS = frozenset({"item", "tolist", "size", "numel", "dim", "nele
 # Python's own functions: they read numbers, or iterate a tensor into 0-dim tensors (which mix with any device)
 PYTHON_ONLY_CALLS = frozenset({"int", "float", "bool", "len", "range", "list", "tuple", "print", "str", "repr",
                                "isinstance", "all", "any", "zip", "enumerate", "sorted"})
+
+# packages that hold data on the CPU whatever torch does (an array read through them is no tensor on a device)
+HOST_LIBRARIES = frozenset("numpy np scipy pandas pd PIL cv2 matplotlib plt sklearn skimage imageio librosa "
+                           "soundfile h5py".split())

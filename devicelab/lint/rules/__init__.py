@@ -18,6 +18,7 @@ from .dl501_factory_in_forward import FactoryInForward
 from .dl502_plain_tensor_attribute import PlainTensorAttribute
 from .dl503_layer_in_forward import LayerInForward
 from .dl504_factory_meets_device import FactoryMeetsDevice
+from .dl505_branch_cpu_tensor import BranchCpuTensor
 from .dl601_ddp_placement import DdpPlacement
 from .dl603_nccl_cpu_tensor import NcclCpuTensor
 from .dl604_nccl_without_set_device import NcclWithoutSetDevice
@@ -30,7 +31,8 @@ if TYPE_CHECKING:
 
 CHECKS: tuple[type[Check], ...] = (
     DiscardedMove, DeviceTensorToNumpy, CudaWithoutCheck, UnguardedCuda, BranchMoves, DataParallelUnmoved, CpuInput,
-    FactoryInForward, PlainTensorAttribute, LayerInForward, FactoryMeetsDevice, DdpPlacement, NcclCpuTensor,
+    FactoryInForward, PlainTensorAttribute, LayerInForward, FactoryMeetsDevice, BranchCpuTensor,
+    DdpPlacement, NcclCpuTensor,
     NcclWithoutSetDevice, LoadWithoutMapLocation, OptimizerStateBeforeMove, DeprecatedAmp,
 )
 

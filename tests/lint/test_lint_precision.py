@@ -371,6 +371,13 @@ def test_dl604_leaves_alone_a_group_whose_processes_pick_their_gpu_or_no_nccl(bo
     assert "DL604" not in codes("import torch.distributed as dist\nimport os\n" + body)
 
 
+def test_dl604_points_at_the_line_that_names_the_process_gpu_where_set_device_belongs() -> None:
+    body = ("import torch.distributed as dist\nimport os\n"
+            "if ddp:\n    dist.init_process_group(backend='nccl')\n    local_rank = int(os.environ['LOCAL_RANK'])\n"
+            "    device = f'cuda:{local_rank}'\n")
+    assert [(p.line, p.code) for p in lint_text(body)] == [(6, "DL604")]
+
+
 def test_dl604_leaves_alone_a_script_whose_project_helper_sets_the_device(tmp_path) -> None:
     (tmp_path / "utils.py").write_text("import torch\n\n\ndef setup(rank):\n    torch.cuda.set_device(rank)\n")
     (tmp_path / "train.py").write_text("import torch.distributed as dist\nimport utils\n\n"

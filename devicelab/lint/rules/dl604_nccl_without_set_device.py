@@ -2,11 +2,12 @@
 (chapter 06). Without `torch.cuda.set_device(local_rank)`, the current GPU of every process is cuda:0: NCCL's
 communicators, barriers and whatever `.cuda()` makes land there too, which fills GPU 0 or hangs.
 
-Flagged at `dist.init_process_group(...)`, when its backend is "nccl" written as a literal (or a name that the
-file only ever assigns "nccl"). Not flagged: a backend chosen at run time, gloo, `device_id=` given to
-init_process_group, and a file that picks each process's GPU (`torch.cuda.set_device`,
-`torch.accelerator.set_device_index`, `with torch.cuda.device(...)`, CUDA_VISIBLE_DEVICES), itself or in a
-function of the project's own modules that it calls (ddp.py)."""
+Flagged at the line that names the process's GPU from its rank after the group starts (`device =
+f"cuda:{local_rank}"`: `set_device` belongs right after it), or else at `dist.init_process_group(...)`, when
+its backend is "nccl" written as a literal (or a name that the file only ever assigns "nccl"). Not flagged: a
+backend chosen at run time, gloo, `device_id=` given to init_process_group, and a file that picks each
+process's GPU (`torch.cuda.set_device`, `torch.accelerator.set_device_index`, `with torch.cuda.device(...)`,
+CUDA_VISIBLE_DEVICES), itself or in a function of the project's own modules that it calls (ddp.py)."""
 
 from __future__ import annotations
 
@@ -33,7 +34,22 @@ class NcclWithoutSetDevice(Check):
         backend = call.args[0] if call.args else keyword(call, "backend")
         if backend is None or not self._nccl(backend) or picks_process_device(self.a):
             return
-        self.a.add(self.code, call)
+        self.a.add(self.code, self._rank_device(call) or call)
+
+    def _rank_device(self, call: ast.Call) -> ast.stmt | None:
+        """Where the program names its process's GPU from the rank (`device = f"cuda:{local_rank}"`,
+        `torch.device("cuda", local_rank)`) after starting the group: the line `set_device` belongs after."""
+        fn = self.a.enclosing_function(call)
+        for node in self.a.nodes_of(ast.Assign):
+            if node.lineno <= call.lineno or self.a.enclosing_function(node) is not fn:
+                continue
+            inner = list(ast.walk(node.value))
+            names = [n.id if isinstance(n, ast.Name) else n.attr for n in inner
+                     if isinstance(n, (ast.Name, ast.Attribute))]
+            if any(isinstance(n, ast.Constant) and isinstance(n.value, str) and n.value.startswith("cuda")
+                   for n in inner) and any("rank" in name.lower() for name in names):
+                return node
+        return None
 
     def _nccl(self, backend: ast.expr) -> bool:
         """"nccl" written here, or a name the file only ever assigns "nccl"."""

@@ -98,6 +98,18 @@ RULES: dict[str, Rule] = {
         },
             summary={"en": "the branches of an `if` / `elif` about the device move different tensors",
                      "zh": "关于设备的 `if` / `elif` 的各个分支移动了不同的张量"}),
+        Rule("DL106", "01-devices", {
+            "en": "{call} puts this tensor on the GPU whatever the device of `{other}`, which this function is handed: "
+                  "the program also runs without CUDA, where `{other}` stays on the CPU and the two meet on different "
+                  "devices; make it where `{other}` is (device={other}.device, or .to({other}.device))",
+            "zh": "{call} 不管函数收到的 `{other}` 在哪个设备上，都把这个张量放到 GPU 上："
+                  "这个程序也能在没有 CUDA 的情况下运行，那时 `{other}` 留在 CPU 上，两者在不同设备上相遇；"
+                  "请在 `{other}` 所在的地方创建它（device={other}.device，或 .to({other}.device)）",
+        },
+            summary={"en": "a bare `.cuda()` inside a function whose tensor meets one the function is handed, in a "
+                           "program that also runs without CUDA",
+                     "zh": "在也能不用 CUDA 运行的程序里，函数内部用不带参数的 `.cuda()` 放到 GPU 上的张量，"
+                           "与函数收到的张量相遇"}),
         Rule("DL201", "02-dataparallel", {
             "en": "nn.DataParallel wraps `{name}`, which is never moved to the GPU: with two GPUs or more its weights "
                   "stay on the CPU; move it first ({name}.to(device)), then wrap",

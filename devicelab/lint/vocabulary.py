@@ -37,7 +37,8 @@ TENSOR_METHODS = frozenset(
 # tensor methods whose tensor argument must be on the receiver's device
 JOINING_METHODS = frozenset(
     "add sub mul div matmul mm bmm masked_fill where eq ne lt le gt ge maximum minimum pow add_ sub_ mul_ div_ "
-    "masked_fill_ index_select gather".split()
+    "masked_fill_ index_select gather scatter scatter_ scatter_add scatter_add_ index_add index_add_ index_copy "
+    "index_copy_ index_put_ masked_scatter masked_scatter_ lerp lerp_ take_along_dim cross dot".split()
 )
 DEVICE_MOVES = frozenset({"to", "cuda", "cpu"})
 # attributes only a tensor (or an array) has, never a module: a parameter used with one of them is a tensor

@@ -199,3 +199,18 @@ def test_dl103_is_said_once_per_file_and_at_each_cuda_only_load() -> None:
 ])
 def test_dl102_leaves_numpy_of_a_cpu_or_unknown_tensor_alone(body: str) -> None:
     assert codes(body) == []
+
+
+KNN = ("def knn(train_labels, k):\n    votes = torch.zeros(k, 10){move}\n"
+       "    votes.scatter_(1, train_labels.view(-1, 1), 1)\n    return votes\n")
+
+
+def test_dl106_a_bare_cuda_beside_a_tensor_handed_in_where_the_program_runs_without_cuda() -> None:
+    asks = "use_cuda = torch.cuda.is_available()\n"
+    assert codes(asks + KNN.format(move=".cuda()")) == ["DL106"]
+    # made where the input is, or moved under a guard, or code written for CUDA (never asks for a device)
+    assert codes(asks + KNN.format(move=".to(train_labels.device)")) == []
+    guarded = KNN.format(move="").replace("    votes.scatter_", "    if use_cuda:\n        votes = votes.cuda()\n"
+                                           "    votes.scatter_")
+    assert codes(asks + guarded) == []
+    assert "DL106" not in codes(KNN.format(move=".cuda()"))

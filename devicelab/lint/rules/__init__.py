@@ -12,6 +12,7 @@ from .dl102_device_tensor_to_numpy import DeviceTensorToNumpy
 from .dl103_cuda_without_check import CudaWithoutCheck
 from .dl104_unguarded_cuda import UnguardedCuda
 from .dl105_branch_moves import BranchMoves
+from .dl106_cuda_beside_inputs import CudaBesideInputs
 from .dl201_dataparallel_unmoved import DataParallelUnmoved
 from .dl301_cpu_input import CpuInput
 from .dl501_factory_in_forward import FactoryInForward
@@ -30,7 +31,8 @@ if TYPE_CHECKING:
     from ..analysis import Analysis
 
 CHECKS: tuple[type[Check], ...] = (
-    DiscardedMove, DeviceTensorToNumpy, CudaWithoutCheck, UnguardedCuda, BranchMoves, DataParallelUnmoved, CpuInput,
+    DiscardedMove, DeviceTensorToNumpy, CudaWithoutCheck, UnguardedCuda, BranchMoves, CudaBesideInputs,
+    DataParallelUnmoved, CpuInput,
     FactoryInForward, PlainTensorAttribute, LayerInForward, FactoryMeetsDevice, BranchCpuTensor,
     DdpPlacement, NcclCpuTensor,
     NcclWithoutSetDevice, LoadWithoutMapLocation, OptimizerStateBeforeMove, DeprecatedAmp,

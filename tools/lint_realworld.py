@@ -275,7 +275,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--linter-root", default=str(HERE.parent), help="checkout whose devicelab is measured")
     parser.add_argument("--python", default=sys.executable, help="interpreter that runs the linter")
     parser.add_argument("--json", metavar="FILE", help="also write the figures as JSON here")
+    parser.add_argument("--corpus", type=Path, default=None,
+                        help="the corpus folder (fixes.json, fixes/, repos.json, labels.json); default: the first "
+                             "batch, tests/lint/realworld; the second is tests/lint/realworld/batch2")
     args = parser.parse_args(argv)
+    global CORPUS
+    CORPUS = (args.corpus or CORPUS).resolve()
     if args.label_root:
         args.mirror_root = args.label_root
     if not (args.fixes or args.mirror_root):

@@ -122,7 +122,7 @@ class Walker:
                 self.statement(s)
             log = self._log
             changed |= log.keys()
-            if not (body and isinstance(body[-1], _ENDS)):
+            if not (body and self.ends(body[-1])):
                 seen = {name: self.env.get(name) for name in log}
                 for name, value in (narrowing[index] if narrowing else {}).items():
                     if seen.get(name) is value:  # only narrowed, not assigned: what the test says, or held before
@@ -146,6 +146,14 @@ class Walker:
                     for hook in self.hooks["joined"]:
                         hook(self, name, values, bodies)
                 self.bind(name, reduce(join, values), joined=True)
+
+    def ends(self, stmt: ast.stmt) -> bool:
+        """A statement after which the block goes no further: return, raise, break, continue, `exit(...)`."""
+        if isinstance(stmt, _ENDS):
+            return True
+        return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and (
+            isinstance(stmt.value.func, ast.Name) and stmt.value.func.id in ("exit", "quit") or (
+                self.a.resolve(stmt.value.func) in ("sys.exit", "os._exit")))
 
     def narrowed(self, test: ast.expr) -> list[dict[str, Value]] | None:
         """What an if's test tells each branch about where a tensor lives: `x.is_cuda`, `x.device.type ==
@@ -179,12 +187,18 @@ class Walker:
         """A for loop: what its target holds (a batch from a loader), then its body (run as if once)."""
         source = self.a.value(stmt.iter, self.env)
         target = stmt.target
-        if isinstance(stmt.iter, ast.Call) and isinstance(stmt.iter.func, ast.Name) and stmt.iter.func.id == (
-                "enumerate") and stmt.iter.args and isinstance(target, ast.Tuple) and len(target.elts) == 2:
-            source = self.a.value(stmt.iter.args[0], self.env)
+        iterated = self._unwrapped(stmt.iter)
+        if isinstance(iterated, ast.Call) and isinstance(iterated.func, ast.Name) and iterated.func.id == (
+                "enumerate") and iterated.args and isinstance(target, ast.Tuple) and len(target.elts) == 2:
+            source = self.a.value(iterated.args[0], self.env)
             self.assign(target.elts[0], None, None)
             target = target.elts[1]
-        if source is not None and source.kind == "loader" and isinstance(target, ast.Tuple):
+            if source is None and self.loader_like(iterated.args[0]):
+                source = Value("loader") if self.loader_like(iterated.args[0]) == "cpu" else None
+        if source is not None and source.kind == "tensor":
+            # the rows of a tensor (or the outputs of a model, a list of tensors) live where it does
+            self.assign(target, replace(source, scalar=False, origin=None), None)
+        elif source is not None and source.kind == "loader" and isinstance(target, ast.Tuple):
             for elt in target.elts:
                 self.assign(elt, Value("tensor"), None)
         elif source is not None and source.kind == "loader":
@@ -199,10 +213,18 @@ class Walker:
             else:
                 self.assign(target, Value("batch", known=known), None)
         else:
-            self.assign(stmt.target, None, None)
+            self.assign(target, None, None)
         for inner in (stmt.body, stmt.orelse):
             for s in inner:
                 self.statement(s)
+
+    def _unwrapped(self, node: ast.expr) -> ast.expr:
+        """What `tqdm(...)` / `iter(...)` wrap (`tqdm(enumerate(loader))` iterates `enumerate(loader)`)."""
+        while isinstance(node, ast.Call) and node.args and (
+                isinstance(node.func, ast.Name) and node.func.id in ("tqdm", "iter") or (
+                    self.a.resolve(node.func) or "").startswith("tqdm")):
+            node = node.args[0]
+        return node
 
     def loader_like(self, node: ast.expr) -> str:
         """"cpu" for `loader`, `train_loader`, `self.val_dataloader`, `tqdm(loader)`, `enumerate(dl)`...;

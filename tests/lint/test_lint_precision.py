@@ -364,7 +364,6 @@ def test_dl604_flags_an_nccl_group_without_set_device(body: str) -> None:
     "dist.init_process_group('nccl', device_id=torch.device('cuda', rank))\n",
     "dist.init_process_group('gloo')\n",
     "dist.init_process_group(backend=args.backend)\n",  # chosen at run time
-    "backend = 'nccl' if torch.cuda.is_available() else 'gloo'\ndist.init_process_group(backend)\n",
     "os.environ['CUDA_VISIBLE_DEVICES'] = os.environ['LOCAL_RANK']\ndist.init_process_group('nccl')\n",
 ])
 def test_dl604_leaves_alone_a_group_whose_processes_pick_their_gpu_or_no_nccl(body: str) -> None:
@@ -423,3 +422,9 @@ def test_dl105_flags_the_branches_that_leave_a_tensor_behind() -> None:
 ])
 def test_dl105_leaves_alone_branches_that_move_the_same_tensors(body: str) -> None:
     assert "DL105" not in codes(body)
+
+
+def test_dl604_reads_nccl_whenever_there_are_gpus() -> None:
+    """`"nccl" if torch.cuda.is_available() else "gloo"`: NCCL on exactly the machines where set_device matters."""
+    body = "backend = 'nccl' if torch.cuda.is_available() else 'gloo'\ndist.init_process_group(backend)\n"
+    assert "DL604" in codes("import torch\nimport torch.distributed as dist\n" + body)

@@ -13,8 +13,9 @@ devices. Flagged at the move (`.cuda()`, `.to("cuda")`, `.to("mps")`) under an `
 machine has an accelerator (`torch.cuda.is_available()`, `torch.backends.mps.is_available()`, `device_count()`),
 when the flow shows the moved tensor meeting, in the same function, a tensor the function is handed (a parameter
 used as a tensor, or read from one: see DL504), in arithmetic, `torch.cat/stack/mm...`, a method such as
-`.scatter_(...)`, or a kernel of a tensor package (`torchvision.ops.box_iou`) given something read out of a
-parameter. The fix: follow the input (`.to(x.device)`).
+`.scatter_(...)`; or given, in `torch.cat/stack...` or a kernel of a tensor package
+(`torchvision.ops.box_iou`), beside something read out of a parameter (`outputs["boxes"]`). The fix: follow
+the input (`.to(x.device)`).
 
 Not flagged: moves guarded by the inputs themselves (`if x.is_cuda:`), by an option (`if args.cuda:`), moves to
 `x.device`, a function whose callers in the file all hand it tensors on the device, a model's forward, module-level
@@ -101,6 +102,7 @@ class AvailableBesideInputs(Check):
             name = self.a.resolve(node.func) or ""
             if name.startswith("torch.") and name.removeprefix("torch.") in JOINING_FUNCTIONS | {"mul", "mm"}:
                 operands = [e for a in node.args for e in (a.elts if isinstance(a, (ast.List, ast.Tuple)) else [a])]
+                kernel = True
             elif isinstance(node.func, ast.Attribute) and node.func.attr in JOINING_METHODS and not name:
                 operands = [node.func.value, *node.args]
             elif "." in name and not name.startswith("torch.") and name.split(".")[0] not in HOST_LIBRARIES and (

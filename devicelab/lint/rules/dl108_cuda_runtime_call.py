@@ -9,31 +9,34 @@ device, in a program that also runs without CUDA (chapter 01):
         torch.cuda.synchronize(device)          # DL108: raises on a machine without CUDA
 
 These calls start CUDA and raise without it (unlike `torch.cuda.is_available()`, `device_count()`,
-`empty_cache()`, `manual_seed()` or the memory counters, which answer or do nothing there). Flagged when the file
-asks which device there is (an availability check, a `--device`/`--cuda` option, a device parameter:
-machines.py), and the call is neither under an `if`, a conditional expression or a `try`, nor after an early exit
-about the device (`if not torch.cuda.is_available(): return`), nor in a function about the GPU (its name says
-cuda, gpu or nccl) or one that commits to CUDA (a `.cuda()` that always runs in it).
+`empty_cache()`, `manual_seed()` or the memory counters, which answer or do nothing there). Flagged when the
+program shows a CPU path: the call is given a device the caller picks (`torch.cuda.synchronize(device)`, `device`
+a parameter), or the file falls back to the CPU (a test or conditional expression on `torch.cuda.is_available()`,
+`"cpu"` picked in a conditional expression); and the call is neither under an `if`, a conditional expression or a
+`try`, nor after an early exit (`if not torch.cuda.is_available(): return`), nor in a function about the GPU (its
+name says cuda, gpu or nccl) or one that commits to CUDA (a `.cuda()` that always runs in it).
 
-Not flagged: code written for CUDA (a file that never asks for a device), `with torch.cuda.device(...)` blocks,
-calls under any `if` (the linter does not judge what a test means: `if args.benchmark:` may be a GPU-only
-option)."""
+Not flagged: code written for CUDA (no CPU path in the file), multi-GPU programs (an NCCL process group, a
+process's GPU picked with `set_device`: DL604's and DL605's business), `torch.cuda.set_device` itself, `with
+torch.cuda.device(...)` blocks, calls under any `if` (the linter does not judge what a test means: `if
+args.benchmark:` may be a GPU-only option)."""
 
 from __future__ import annotations
 
 import ast
 from typing import TYPE_CHECKING
 
-from ..machines import asks_for_device, function_commits_to_cuda
-from ..tree import FUNCTIONS
+from ..machines import DEVICE_SETTING, function_commits_to_cuda
+from ..tree import FUNCTIONS, keyword
 from .base import Check
+from .ddp import nccl_backend, picks_process_device
 
 if TYPE_CHECKING:
     from ..flow import Walker
 
 NEEDS_CUDA = frozenset(f"torch.cuda.{name}" for name in (
     "synchronize", "current_device", "get_device_name", "get_device_properties", "get_device_capability",
-    "set_device", "Stream", "Event", "current_stream", "default_stream", "mem_get_info", "stream", "graph",
+    "Stream", "Event", "current_stream", "default_stream", "mem_get_info", "stream", "graph",
     "CUDAGraph"))
 ABOUT_GPU = ("cuda", "gpu", "nccl")
 
@@ -45,8 +48,10 @@ class CudaRuntimeCall(Check):
     calls = NEEDS_CUDA
 
     def call(self, walker: Walker, call: ast.Call, name: str | None, stmt: ast.stmt) -> None:
-        if name not in NEEDS_CUDA or not self._asks():
+        if name not in NEEDS_CUDA or not (self._handed_device(call, walker) or self._falls_back()):
             return
+        if nccl_backend(self.a) or picks_process_device(self.a):
+            return  # a multi-GPU program
         fn = walker.function
         if fn is not None and (any(word in getattr(fn, "name", "").lower() for word in ABOUT_GPU) or (
                 function_commits_to_cuda(fn.body))):
@@ -55,10 +60,33 @@ class CudaRuntimeCall(Check):
             return
         self.a.add(self.code, call, call=name + "()")
 
-    def _asks(self) -> bool:
-        if not hasattr(self, "_asked"):
-            self._asked = asks_for_device(self.a.nodes_of)
-        return self._asked
+    @staticmethod
+    def _handed_device(call: ast.Call, walker: Walker) -> bool:
+        """`torch.cuda.synchronize(device)` with a device the caller picks (a parameter): maybe the CPU."""
+        arg = call.args[0] if call.args else keyword(call, "device")
+        if not isinstance(arg, ast.Name) or not DEVICE_SETTING.match(arg.id):
+            return False
+        held = walker.env.get(arg.id)
+        return held is not None and held.kind == "param"
+
+    def _falls_back(self) -> bool:
+        """Whether the file runs on the CPU where there is no CUDA: a test or a conditional expression that asks
+        `torch.cuda.is_available()` (`"cuda" if torch.cuda.is_available() else "cpu"`), or a `"cpu"` device
+        picked in a conditional expression."""
+        if not hasattr(self, "_fallback"):
+            found = False
+            for node in self.a.nodes_of(ast.If, ast.IfExp):
+                if any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == (
+                        "is_available") and self.a.resolve(n.func) == "torch.cuda.is_available"
+                       for n in ast.walk(node.test)):
+                    found = True
+                    break
+                if isinstance(node, ast.IfExp) and any(isinstance(arm, ast.Constant) and arm.value == "cpu"
+                                                       for arm in (node.body, node.orelse)):
+                    found = True
+                    break
+            self._fallback = found
+        return self._fallback
 
     def _guarded(self, node: ast.AST) -> bool:
         parent = self.a.parent(node)
@@ -66,8 +94,8 @@ class CudaRuntimeCall(Check):
             if isinstance(parent, (ast.If, ast.IfExp, ast.Try, ast.BoolOp)):
                 return True
             if isinstance(parent, (ast.With, ast.AsyncWith)) and any(
-                    isinstance(item.context_expr, ast.Call) and (self.a.resolve(item.context_expr.func) or "").startswith(
-                        "torch.cuda.") for item in parent.items):
+                    isinstance(item.context_expr, ast.Call) and (self.a.resolve(
+                        item.context_expr.func) or "").startswith("torch.cuda.") for item in parent.items):
                 return True
             parent = self.a.parent(parent)
         return False

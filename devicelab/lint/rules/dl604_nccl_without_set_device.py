@@ -7,9 +7,10 @@ f"cuda:{local_rank}"`: `set_device` belongs right after it), or else at `dist.in
 its backend is "nccl" written as a literal (or a name that the file only ever assigns "nccl"), or "nccl" whenever
 the machine has a GPU (`"nccl" if torch.cuda.is_available() else "gloo"`: NCCL is exactly where the GPUs are). The
 line that names the rank's GPU may be in another function of the file (`def dev(): return
-torch.device(f"cuda:{rank % GPUS_PER_NODE}")`). Not flagged: a backend chosen at run time otherwise, gloo, `device_id=` given to init_process_group, and a file that picks each
-process's GPU (`torch.cuda.set_device`, `torch.accelerator.set_device_index`, `with torch.cuda.device(...)`,
-CUDA_VISIBLE_DEVICES), itself or in a function of the project's own modules that it calls (ddp.py)."""
+torch.device(f"cuda:{rank % GPUS_PER_NODE}")`). Not flagged: a backend chosen at run time otherwise, gloo,
+`device_id=` given to init_process_group, and a file that picks each process's GPU (`torch.cuda.set_device`,
+`torch.accelerator.set_device_index`, `with torch.cuda.device(...)`, CUDA_VISIBLE_DEVICES), itself or in a
+function of the project's own modules that it calls (ddp.py)."""
 
 from __future__ import annotations
 

@@ -25,7 +25,6 @@ from .vocabulary import (
     DISTRIBUTED_DATA_PARALLEL,
     DTYPES,
     FACTORIES,
-    HOST_LIBRARIES,
     LEGACY_TYPES,
     LOADERS,
     MODULE_BASES,
@@ -56,7 +55,7 @@ def child_fields(kind: type) -> tuple[str, ...]:
     return tuple(f for f in kind._fields if f not in leaves)
 
 
-HOOKS = ("statement", "call", "expression_statement", "moved", "bound", "block_end", "joined")
+HOOKS = ("statement", "call", "expression_statement", "moved", "bound", "block_end")
 
 
 @dataclass
@@ -113,7 +112,6 @@ class Analysis:
             if end[i] > end[parent_of[i]]:
                 end[parent_of[i]] = end[i]
         self._parameter_values: dict[int, dict[str, Value | None]] = {}
-        self._uses: dict[tuple[str, int], set[str]] = {}
         self._attributes: dict[tuple[str, str], Value | None] = {}
         self._self_stores: dict[int, dict[str, list[Value | None]]] = {}
         self._stores: dict[str, tuple[set[int], dict[str, list[int]]]] | None = None
@@ -468,8 +466,7 @@ class Analysis:
         for arg in args:
             env[arg.arg] = Value("param", name=arg.arg)
             annotation = self.resolve(arg.annotation) if arg.annotation is not None else None
-            if annotation in ("torch.Tensor", "torch.FloatTensor") or (arg.arg in evidence and annotation is None) or (
-                    arg.annotation is not None and self._tensor_annotation(arg.annotation)):
+            if annotation in ("torch.Tensor", "torch.FloatTensor") or (arg.arg in evidence and annotation is None):
                 env[arg.arg] = Value("tensor", known=False, name=arg.arg)
         for arg in (fn.args.vararg, fn.args.kwarg):
             if arg is not None:
@@ -480,52 +477,6 @@ class Analysis:
         if owner and plain_method and fn.name != "__init__" and fn.args.args:
             env[fn.args.args[0].arg] = Value("instance", name=owner)  # self: its attributes are known
         return env
-
-    def _tensor_annotation(self, annotation: ast.expr) -> bool:
-        """An annotation that says Tensor inside another one: `Optional[Tensor]`, `Tensor | None`,
-        `Float[Tensor, "n d"]` (jaxtyping), `"torch.Tensor"` as text."""
-        for node in ast.walk(annotation):
-            if isinstance(node, (ast.Name, ast.Attribute)) and self.resolve(node) in ("torch.Tensor",
-                                                                                       "torch.FloatTensor"):
-                return True
-            if isinstance(node, ast.Constant) and node.value in ("Tensor", "torch.Tensor"):
-                return True
-        return False
-
-    def tensor_uses(self, fn: ast.AST) -> set[str]:
-        """The names a function uses the way only a tensor (or an array) is used: `x.shape`, `x.view(...)`."""
-        key = ("uses", id(fn))
-        found = self._uses.get(key)
-        if found is None:
-            found = self._uses[key] = {node.value.id for node in self.walk(fn) if isinstance(node, ast.Attribute)
-                                       and node.attr in TENSOR_EVIDENCE and isinstance(node.value, ast.Name)}
-        return found
-
-    def from_inputs(self, fn: ast.AST, name: str, source: ast.expr, env: dict[str, Value | None]) -> Value | None:
-        """A name read from the function's inputs (`pos = data.pos`, `out, count = helper(x, batch)`) and used
-        as a tensor (`pos.size(1)`): a tensor that lives where the caller's tensors do, a place nobody knows here.
-        Not one read through NumPy, SciPy, PIL... or moved, nor one read from `self` (the object's own state)."""
-        if not isinstance(fn, FUNCTIONS) or name not in self.tensor_uses(fn) or not isinstance(
-                source, (ast.Attribute, ast.Subscript, ast.Call, ast.Name)):
-            return None  # read out of what the function is handed (`x, lengths = inputs`), or returned by a call
-        args = [*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs]
-        if self.owner_of.get(id(fn)) is not None and fn.args.args and not any(
-                isinstance(d, ast.Name) and d.id == "staticmethod" for d in fn.decorator_list):
-            args = [a for a in args if a is not fn.args.args[0]]
-        params = {a.arg for a in args}
-        reads = False
-        for node in self.walk(source):
-            if isinstance(node, ast.Call):
-                resolved = self.resolve(node.func) or ""
-                if resolved.split(".")[0] in HOST_LIBRARIES or isinstance(node.func, ast.Attribute) and (
-                        node.func.attr in ("numpy", "tolist", "item", "cpu", "to", "cuda", "type_as")):
-                    return None
-            elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
-                held = env.get(node.id)
-                if node.id in params and (held is None or held.kind == "param") or (
-                        held is not None and held.kind == "tensor" and not held.known and held.name):
-                    reads = True
-        return Value("tensor", known=False, name=name) if reads else None
 
     @staticmethod
     def _tensor_function(name: str | None) -> bool:
@@ -559,32 +510,6 @@ class Analysis:
             result = Value("module", device=True)  # `self.model.to(device)` as a statement: a module, moved
         self._attributes[key] = result
         return result
-
-    def own_tensor(self, cls: str, attr: str) -> bool:
-        """Whether `self.attr` is a parameter or a buffer of a module class of the file: assigned
-        `nn.Parameter(...)`, or registered with `self.register_parameter("attr", ...)` /
-        `self.register_buffer("attr", ...)` in the class or a local base. It lives where the module does."""
-        cache = self.__dict__.setdefault("_own", {})
-        if (cls, attr) not in cache:
-            cache[(cls, attr)] = self.is_module_class(cls) and self._registers(cls, attr)
-        return cache[(cls, attr)]
-
-    def _registers(self, cls: str, attr: str) -> bool:
-        for relative in self._relatives(cls):
-            for method in self.classes[relative].methods.values():
-                self_name = method.args.args[0].arg if method.args.args else "self"
-                for node in self.walk(method):
-                    if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and (
-                            self.resolve(node.value.func) in ("torch.nn.Parameter",
-                                                              "torch.nn.parameter.Parameter")) and any(
-                            self_attribute(t, self_name) == attr for t in node.targets):
-                        return True
-                    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in (
-                            "register_parameter", "register_buffer") and self_attribute(
-                            node.func, self_name) and node.args and isinstance(node.args[0], ast.Constant) and (
-                            node.args[0].value == attr):
-                        return True
-        return False
 
     def self_stores(self, method: ast.FunctionDef) -> dict[str, list[Value | None]]:
         """What a method assigns to `self.<attr>`, each value as the method's flow sees it at that point."""
@@ -746,8 +671,6 @@ class Analysis:
                 found = self.attribute_value(base.name, node.attr)
                 if found is not None and found.kind in ("module", "moved"):
                     return replace(found, created=False)
-                if found is None and self.own_tensor(base.name, node.attr):
-                    return Value("tensor", known=False, name=ast.unparse(node), own=True)
                 return found if found is not None and found.kind in ("tensor", "sequence", "cpu_device") else None
         return None
 
@@ -939,19 +862,6 @@ class Analysis:
                     return Value("tuple", items=(single, single))
                 return single
             return None
-        if name in ("torch.autograd.Variable", "torch.autograd.variable.Variable") and call.args:
-            given = self.value(call.args[0], env)  # the old wrapper: the same tensor, where it was
-            return given if given is not None and given.kind == "tensor" else None
-        if short == "parameters_to_vector" and name.startswith("torch.nn.utils.") and call.args and isinstance(
-                call.args[0], ast.Call) and isinstance(call.args[0].func, ast.Attribute) and (
-                call.args[0].func.attr == "parameters"):
-            owner = self.value(call.args[0].func.value, env)
-            if owner is not None and (owner.kind == "module" or owner.kind == "instance" and (
-                    self.is_module_class(owner.name))):
-                # the parameters of a module: where the module is
-                return Value("tensor", device=owner.kind == "module" and owner.device, known=owner.kind == "module"
-                             and owner.known, name=ast.unparse(call.args[0].func.value),
-                             own=owner.kind == "instance")
         if name in DATA_PARALLEL or name in DISTRIBUTED_DATA_PARALLEL:
             inner = self.value(call.args[0], env) if call.args else None  # it scatters CPU inputs itself
             return Value("module", device=inner is not None and inner.device, created=True, name="parallel")

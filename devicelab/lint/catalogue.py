@@ -98,39 +98,6 @@ RULES: dict[str, Rule] = {
         },
             summary={"en": "the branches of an `if` / `elif` about the device move different tensors",
                      "zh": "关于设备的 `if` / `elif` 的各个分支移动了不同的张量"}),
-        Rule("DL106", "01-devices", {
-            "en": "{call} puts this tensor on the GPU whatever the device of `{other}`, which this function is handed: "
-                  "the program also runs without CUDA, where `{other}` stays on the CPU and the two meet on different "
-                  "devices; make it where `{other}` is (device={other}.device, or .to({other}.device))",
-            "zh": "{call} 不管函数收到的 `{other}` 在哪个设备上，都把这个张量放到 GPU 上："
-                  "这个程序也能在没有 CUDA 的情况下运行，那时 `{other}` 留在 CPU 上，两者在不同设备上相遇；"
-                  "请在 `{other}` 所在的地方创建它（device={other}.device，或 .to({other}.device)）",
-        },
-            summary={"en": "a bare `.cuda()` inside a function whose tensor meets one the function is handed, in a "
-                           "program that also runs without CUDA",
-                     "zh": "在也能不用 CUDA 运行的程序里，函数内部用不带参数的 `.cuda()` 放到 GPU 上的张量，"
-                           "与函数收到的张量相遇"}),
-        Rule("DL107", "01-devices", {
-            "en": "{call}() puts this tensor on the GPU because the machine has one, not because `{other}`, which "
-                  "this function is handed, is there: a caller that keeps its tensors on the CPU of a GPU machine "
-                  "makes the two meet on different devices; follow the input (.to({other}.device))",
-            "zh": "{call}() 把这个张量放到 GPU 上，是因为机器上有 GPU，而不是因为函数收到的 `{other}` 在那里："
-                  "调用者若在有 GPU 的机器上把张量留在 CPU 上，两者就会在不同设备上相遇；"
-                  "请跟随输入（.to({other}.device)）",
-        },
-            summary={"en": "a function's own tensor moved to the GPU under `if torch.cuda.is_available():`, where it "
-                           "meets a tensor the function is handed",
-                     "zh": "函数自己的张量在 `if torch.cuda.is_available():` 下被移到 GPU，随后与函数收到的张量相遇"}),
-        Rule("DL108", "01-devices", {
-            "en": "{call} needs a CUDA GPU and raises without one, and it runs whatever the device, in a program that "
-                  "also runs without CUDA; call it only where the device is a GPU (if device.type == \"cuda\":)",
-            "zh": "{call} 需要 CUDA GPU，没有 GPU 时会报错；而它不论设备是什么都会运行，这个程序却也能在没有 CUDA "
-                  "的情况下运行；只在设备是 GPU 时调用它（if device.type == \"cuda\":）",
-        },
-            summary={"en": "a call that needs CUDA (`torch.cuda.synchronize()`, `current_device()`, "
-                           "`get_device_properties()`...) outside any check, in a program that also runs without CUDA",
-                     "zh": "在也能不用 CUDA 运行的程序里，不经任何检查就调用需要 CUDA 的函数"
-                           "（`torch.cuda.synchronize()`、`current_device()`、`get_device_properties()` 等）"}),
         Rule("DL201", "02-dataparallel", {
             "en": "nn.DataParallel wraps `{name}`, which is never moved to the GPU: with two GPUs or more its weights "
                   "stay on the CPU; move it first ({name}.to(device)), then wrap",
@@ -173,27 +140,6 @@ RULES: dict[str, Rule] = {
                            "whose result meets a tensor on the device",
                      "zh": "函数（损失、指标、NMS、验证）里没有 `device=` 的张量工厂函数，"
                            "其结果与设备上的张量一起运算"}),
-        Rule("DL505", "05-inside", {
-            "en": "{call}(...) without device= makes `{name}` a CPU tensor on this branch, while on the other path "
-                  "it lives where `{other}` does: the function hands on a tensor whose device depends on the branch "
-                  "taken; make it there (device={other}.device)",
-            "zh": "没有 device= 的 {call}(...) 在这个分支里把 `{name}` 创建成 CPU 张量，而在另一条路径上它与 `{other}` "
-                  "在同一设备上：函数交出去的张量在哪个设备上取决于走了哪个分支；请直接在那里创建"
-                  "（device={other}.device）",
-        }, fixable=True,
-            summary={"en": "one branch of an `if` makes on the CPU (a factory without `device=`) the tensor that "
-                           "the other path takes from the function's inputs",
-                     "zh": "`if` 的一个分支用没有 `device=` 的工厂函数在 CPU 上创建张量，"
-                           "而另一条路径上的同名张量来自函数的输入"}),
-        Rule("DL506", "05-inside", {
-            "en": "{call}(...) without device= makes this optimizer state on the CPU, while the parameter `{param}` "
-                  "it belongs to (and its gradient) lives on the model's device; make it there "
-                  "(device={param}.device, or torch.zeros_like({param}))",
-            "zh": "没有 device= 的 {call}(...) 把这份优化器状态创建在 CPU 上，而它所属的参数 `{param}`（及其梯度）"
-                  "在模型所在的设备上；请在那里创建（device={param}.device，或 torch.zeros_like({param})）",
-        }, fixable=True,
-            summary={"en": "an optimizer's state for a parameter made with a factory without `device=`",
-                     "zh": "优化器为某个参数创建状态时，使用了没有 `device=` 的工厂函数"}),
         Rule("DL601", "06-multigpu", {
             "en": "DistributedDataParallel(..., device_ids={ids}) wraps `{name}`, which is still on the CPU: DDP "
                   "raises; put each process's model on its own GPU first (torch.cuda.set_device(local_rank); "
@@ -237,18 +183,6 @@ RULES: dict[str, Rule] = {
             summary={"en": "`init_process_group(\"nccl\")` in a program that never calls `torch.cuda.set_device` for "
                            "each process",
                      "zh": "从不为各进程调用 `torch.cuda.set_device` 的程序里出现 `init_process_group(\"nccl\")`"}),
-        Rule("DL605", "06-multigpu", {
-            "en": "a bare .cuda() puts this on the process's current GPU, cuda:0 in every process, while the program "
-                  "places the rest on each rank's own GPU and never sets the current one; name the GPU "
-                  "(.cuda(rank), .to(x.device)) or call torch.cuda.set_device(local_rank) once per process",
-            "zh": "不带参数的 .cuda() 把它放到进程的当前 GPU 上，在每个进程里都是 cuda:0；而程序把其余的东西放到"
-                  "各个 rank 自己的 GPU 上，却从不设置当前 GPU；请指明 GPU（.cuda(rank)、.to(x.device)），"
-                  "或在每个进程里调用一次 torch.cuda.set_device(local_rank)",
-        },
-            summary={"en": "a bare `.cuda()` in a program that names each process's GPU by its rank and never "
-                           "calls `torch.cuda.set_device`",
-                     "zh": "程序按 rank 指明每个进程的 GPU，却从不调用 `torch.cuda.set_device`，"
-                           "其中有不带参数的 `.cuda()`"}),
         Rule("DL701", "07-checkpoints", {
             "en": "torch.load without map_location: a checkpoint saved on a GPU fails to load on a machine "
                   "without one; pass map_location (\"cpu\" or your device)",

@@ -93,7 +93,7 @@ class Walker:
             for s in stmt.body:
                 self.statement(s)
         elif isinstance(stmt, ast.If):
-            self.branches([stmt.body, stmt.orelse], self.narrowed(stmt.test))
+            self.branches([stmt.body, stmt.orelse])
         elif isinstance(stmt, ast.While):
             for s in [*stmt.body, *stmt.orelse]:
                 self.statement(s)
@@ -104,31 +104,20 @@ class Walker:
             for s in [*stmt.body, *[x for h in stmt.handlers for x in h.body], *stmt.orelse, *stmt.finalbody]:
                 self.statement(s)
 
-    def branches(self, bodies: list[list[ast.stmt]],
-                 narrowing: list[dict[str, Value]] | None = None) -> None:
+    def branches(self, bodies: list[list[ast.stmt]]) -> None:
         """Either branch of an if may run: each name afterwards holds what both branches say (a branch that
-        returns, raises, breaks or continues does not reach what follows). `narrowing`: what the test says each
-        branch may assume (`if x.is_cuda:` -- x is on the device in the body, on the CPU in the else)."""
+        returns, raises, breaks or continues does not reach what follows)."""
         outer = self._log
         after: list[dict[str, Value | None]] = []
         changed: set[str] = set()
-        before: dict[str, Value | None] = {}
-        narrowed_only: list[tuple[int, str]] = []
-        for index, body in enumerate(bodies):
+        for body in bodies:
             self._log = {}
-            for name, value in (narrowing[index] if narrowing else {}).items():
-                self.set(name, value)
             for s in body:
                 self.statement(s)
             log = self._log
             changed |= log.keys()
-            if not (body and self.ends(body[-1])):
-                seen = {name: self.env.get(name) for name in log}
-                for name, value in (narrowing[index] if narrowing else {}).items():
-                    if seen.get(name) is value:  # only narrowed, not assigned: what the test says, or held before
-                        before[name] = None if log[name] is _MISSING else log[name]
-                        narrowed_only.append((len(after), name))
-                after.append(seen)
+            if not (body and isinstance(body[-1], _ENDS)):
+                after.append({name: self.env.get(name) for name in log})
             self.a.forget()
             for name, old in log.items():  # back to what it held before the branch
                 if old is _MISSING:
@@ -136,69 +125,21 @@ class Walker:
                 else:
                     self.env[name] = old
         self._log = outer
-        if len(after) > 1:  # both branches reach what follows: the test no longer tells anything
-            for at, name in narrowed_only:
-                after[at][name] = before[name]
         for name in changed:
             values = [seen[name] if name in seen else self.env.get(name) for seen in after]
             if values:
-                if len(values) > 1 and self.hooks is not None and len({id(v) for v in values}) > 1:
-                    for hook in self.hooks["joined"]:
-                        hook(self, name, values, bodies)
                 self.bind(name, reduce(join, values), joined=True)
-
-    def ends(self, stmt: ast.stmt) -> bool:
-        """A statement after which the block goes no further: return, raise, break, continue, `exit(...)`."""
-        if isinstance(stmt, _ENDS):
-            return True
-        return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and (
-            isinstance(stmt.value.func, ast.Name) and stmt.value.func.id in ("exit", "quit") or (
-                self.a.resolve(stmt.value.func) in ("sys.exit", "os._exit")))
-
-    def narrowed(self, test: ast.expr) -> list[dict[str, Value]] | None:
-        """What an if's test tells each branch about where a tensor lives: `x.is_cuda`, `x.device.type ==
-        "cuda"` (or `!= "cpu"`), and their negations."""
-        negated = False
-        while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-            test, negated = test.operand, not negated
-        subject: ast.expr | None = None
-        on_device = True
-        if isinstance(test, ast.Attribute) and test.attr == "is_cuda":
-            subject = test.value
-        elif isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (
-                ast.Eq, ast.NotEq)) and isinstance(test.left, ast.Attribute) and test.left.attr == "type" and (
-                isinstance(test.left.value, ast.Attribute) and test.left.value.attr == "device") and isinstance(
-                test.comparators[0], ast.Constant) and test.comparators[0].value in ("cuda", "cpu"):
-            subject = test.left.value.value
-            on_device = (test.comparators[0].value == "cuda") == isinstance(test.ops[0], ast.Eq)
-        if not isinstance(subject, ast.Name):
-            return None
-        held = self.env.get(subject.id)
-        if held is None or held.kind not in ("tensor", "param"):
-            return None
-        base = held if held.kind == "tensor" else Value("tensor", name=subject.id)
-        inside = replace(base, device=True, known=True, origin=None)
-        outside = replace(base, device=False, known=True)
-        if negated != (not on_device):
-            inside, outside = outside, inside
-        return [{subject.id: inside}, {subject.id: outside}]
 
     def loop(self, stmt: ast.For | ast.AsyncFor) -> None:
         """A for loop: what its target holds (a batch from a loader), then its body (run as if once)."""
         source = self.a.value(stmt.iter, self.env)
         target = stmt.target
-        iterated = self._unwrapped(stmt.iter)
-        if isinstance(iterated, ast.Call) and isinstance(iterated.func, ast.Name) and iterated.func.id == (
-                "enumerate") and iterated.args and isinstance(target, ast.Tuple) and len(target.elts) == 2:
-            source = self.a.value(iterated.args[0], self.env)
+        if isinstance(stmt.iter, ast.Call) and isinstance(stmt.iter.func, ast.Name) and stmt.iter.func.id == (
+                "enumerate") and stmt.iter.args and isinstance(target, ast.Tuple) and len(target.elts) == 2:
+            source = self.a.value(stmt.iter.args[0], self.env)
             self.assign(target.elts[0], None, None)
             target = target.elts[1]
-            if source is None and self.loader_like(iterated.args[0]):
-                source = Value("loader") if self.loader_like(iterated.args[0]) == "cpu" else None
-        if source is not None and source.kind == "tensor":
-            # the rows of a tensor (or the outputs of a model, a list of tensors) live where it does
-            self.assign(target, replace(source, scalar=False, origin=None), None)
-        elif source is not None and source.kind == "loader" and isinstance(target, ast.Tuple):
+        if source is not None and source.kind == "loader" and isinstance(target, ast.Tuple):
             for elt in target.elts:
                 self.assign(elt, Value("tensor"), None)
         elif source is not None and source.kind == "loader":
@@ -213,18 +154,10 @@ class Walker:
             else:
                 self.assign(target, Value("batch", known=known), None)
         else:
-            self.assign(target, None, None)
+            self.assign(stmt.target, None, None)
         for inner in (stmt.body, stmt.orelse):
             for s in inner:
                 self.statement(s)
-
-    def _unwrapped(self, node: ast.expr) -> ast.expr:
-        """What `tqdm(...)` / `iter(...)` wrap (`tqdm(enumerate(loader))` iterates `enumerate(loader)`)."""
-        while isinstance(node, ast.Call) and node.args and (
-                isinstance(node.func, ast.Name) and node.func.id in ("tqdm", "iter") or (
-                    self.a.resolve(node.func) or "").startswith("tqdm")):
-            node = node.args[0]
-        return node
 
     def loader_like(self, node: ast.expr) -> str:
         """"cpu" for `loader`, `train_loader`, `self.val_dataloader`, `tqdm(loader)`, `enumerate(dl)`...;
@@ -270,18 +203,13 @@ class Walker:
                 self.moved(target.id, source)
                 self.set(target.id, value)
                 return
-            if value is None and source is not None and self.function is not None:
-                value = self.a.from_inputs(self.function, target.id, source, self.env)
             self.bind(target.id, value)
         elif isinstance(target, (ast.Tuple, ast.List)):
             for index, elt in enumerate(target.elts):
                 item = value.item(index) if value is not None else None
                 if value is not None and value.kind == "batch":
                     item = Value("tensor", known=value.known)
-                part = source  # `a, b = f(x)`: each comes from the call; `a, b = x.a, x.b`: each from its own
-                if isinstance(source, (ast.Tuple, ast.List)):
-                    part = source.elts[index] if len(source.elts) == len(target.elts) else None
-                self.assign(elt, item, part)
+                self.assign(elt, item, None)
         elif isinstance(target, ast.Starred):
             self.assign(target.value, None, None)
 

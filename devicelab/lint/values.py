@@ -24,7 +24,6 @@ class Value:
     known: bool = True  # whether `device` is known (a parameter annotated Tensor may be anywhere)
     origin: ast.Call | None = None  # the factory call that made this CPU tensor without device=
     current: bool = False  # a module moved with a bare .cuda() / .to("cuda"): the process's current GPU
-    own: bool = False  # a module's own parameter or buffer (read in its methods): it lives where the module does
 
     def item(self, index: int) -> Value | None:
         """The value of one item, when this is a tuple of known length."""
@@ -47,15 +46,10 @@ def join(first: Value | None, second: Value | None) -> Value | None:
         if len(first.items) != len(second.items):
             return None
         return replace(first, items=tuple(join(a, b) for a, b in zip(first.items, second.items)))
-    name = first.name if first.name == second.name else ""
-    if not name and first.kind == "tensor":
-        # a CPU tensor on one path, the caller's tensor on the other: it may live where the caller's tensors do
-        handed = {v.name for v in (first, second) if not v.known and v.name}
-        name = handed.pop() if len(handed) == 1 else ""
     return replace(first, device=first.device or second.device, known=first.known and second.known,
                    scalar=first.scalar and second.scalar, created=first.created and second.created,
                    origin=first.origin if first.origin is second.origin else None,
-                   current=first.current and second.current, name=name, own=first.own and second.own)
+                   current=first.current and second.current, name=first.name if first.name == second.name else "")
 
 
 @dataclass

@@ -18,15 +18,12 @@ TENSOR_FUNCTIONS = frozenset(
     "where einsum matmul mm bmm addmm outer mean sum prod cumsum cumprod softmax log_softmax flatten reshape "
     "tril triu transpose permute squeeze unsqueeze gather index_select masked_fill pow maximum minimum "
     "zeros_like ones_like empty_like full_like rand_like randn_like randint_like diag argmax argmin norm "
-    "logsumexp sign round floor ceil multinomial bincount cdist dist remainder fmod scatter scatter_add "
-    "scatter_reduce index_add clone".split()
+    "logsumexp sign round floor ceil multinomial bincount cdist dist".split()
 )
 # torch.<name>(...) calls whose tensor arguments must share one device (a CPU tensor beside a CUDA one raises)
 JOINING_FUNCTIONS = frozenset(
     "cat concat concatenate stack hstack vstack where einsum matmul mm bmm addmm outer maximum minimum cdist dist "
-    "gather index_select masked_fill add sub mul div true_divide eq ne lt le gt ge max min scatter scatter_add "
-    "scatter_reduce index_add index_copy index_put remainder fmod atan2 hypot logical_and logical_or logical_xor "
-    "bitwise_and bitwise_or searchsorted bucketize lerp dot cross kron isin".split()
+    "gather index_select masked_fill add sub mul div true_divide eq ne lt le gt ge max min".split()
 )
 # methods of a tensor that return a tensor on the same device
 TENSOR_METHODS = frozenset(
@@ -35,14 +32,12 @@ TENSOR_METHODS = frozenset(
     "prod max min amax amin argmax argmin abs exp log sqrt sigmoid tanh relu softmax log_softmax clamp clip "
     "masked_fill masked_select index_select gather scatter narrow pow matmul mm bmm mul add sub div neg "
     "cumsum triu tril norm type_as round floor ceil sign sin cos roll flip new_zeros new_ones new_empty "
-    "new_full new_tensor pin_memory requires_grad_ detach_ float_ repeat_interleave where remainder fmod".split()
+    "new_full new_tensor pin_memory requires_grad_ detach_ float_ repeat_interleave where".split()
 )
 # tensor methods whose tensor argument must be on the receiver's device
 JOINING_METHODS = frozenset(
     "add sub mul div matmul mm bmm masked_fill where eq ne lt le gt ge maximum minimum pow add_ sub_ mul_ div_ "
-    "masked_fill_ index_select gather scatter scatter_ scatter_add scatter_add_ index_add index_add_ index_copy "
-    "index_copy_ index_put_ masked_scatter masked_scatter_ lerp lerp_ take_along_dim cross dot remainder fmod "
-    "atan2 hypot scatter_reduce scatter_reduce_ logical_and logical_or logical_xor addcmul_ addcdiv_".split()
+    "masked_fill_ index_select gather".split()
 )
 DEVICE_MOVES = frozenset({"to", "cuda", "cpu"})
 # attributes only a tensor (or an array) has, never a module: a parameter used with one of them is a tensor
@@ -94,7 +89,3 @@ PYTHON_ONLY_METHODS = frozenset({"item", "tolist", "size", "numel", "dim", "nele
 # Python's own functions: they read numbers, or iterate a tensor into 0-dim tensors (which mix with any device)
 PYTHON_ONLY_CALLS = frozenset({"int", "float", "bool", "len", "range", "list", "tuple", "print", "str", "repr",
                                "isinstance", "all", "any", "zip", "enumerate", "sorted"})
-
-# packages that hold data on the CPU whatever torch does (an array read through them is no tensor on a device)
-HOST_LIBRARIES = frozenset("numpy np scipy pandas pd PIL cv2 matplotlib plt sklearn skimage imageio librosa "
-                           "soundfile h5py".split())

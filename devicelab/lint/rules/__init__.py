@@ -12,21 +12,15 @@ from .dl102_device_tensor_to_numpy import DeviceTensorToNumpy
 from .dl103_cuda_without_check import CudaWithoutCheck
 from .dl104_unguarded_cuda import UnguardedCuda
 from .dl105_branch_moves import BranchMoves
-from .dl106_cuda_beside_inputs import CudaBesideInputs
-from .dl107_available_beside_inputs import AvailableBesideInputs
-from .dl108_cuda_runtime_call import CudaRuntimeCall
 from .dl201_dataparallel_unmoved import DataParallelUnmoved
 from .dl301_cpu_input import CpuInput
 from .dl501_factory_in_forward import FactoryInForward
 from .dl502_plain_tensor_attribute import PlainTensorAttribute
 from .dl503_layer_in_forward import LayerInForward
 from .dl504_factory_meets_device import FactoryMeetsDevice
-from .dl505_branch_cpu_tensor import BranchCpuTensor
-from .dl506_optimizer_state_cpu import OptimizerStateCpu
 from .dl601_ddp_placement import DdpPlacement
 from .dl603_nccl_cpu_tensor import NcclCpuTensor
 from .dl604_nccl_without_set_device import NcclWithoutSetDevice
-from .dl605_bare_cuda_beside_rank import BareCudaBesideRank
 from .dl701_load_without_map_location import LoadWithoutMapLocation
 from .dl702_optimizer_state_before_move import OptimizerStateBeforeMove
 from .dl801_deprecated_amp import DeprecatedAmp
@@ -35,11 +29,9 @@ if TYPE_CHECKING:
     from ..analysis import Analysis
 
 CHECKS: tuple[type[Check], ...] = (
-    DiscardedMove, DeviceTensorToNumpy, CudaWithoutCheck, UnguardedCuda, BranchMoves, CudaBesideInputs,
-    AvailableBesideInputs, CudaRuntimeCall, DataParallelUnmoved, CpuInput,
-    FactoryInForward, PlainTensorAttribute, LayerInForward, FactoryMeetsDevice, BranchCpuTensor, OptimizerStateCpu,
-    DdpPlacement, NcclCpuTensor,
-    NcclWithoutSetDevice, BareCudaBesideRank, LoadWithoutMapLocation, OptimizerStateBeforeMove, DeprecatedAmp,
+    DiscardedMove, DeviceTensorToNumpy, CudaWithoutCheck, UnguardedCuda, BranchMoves, DataParallelUnmoved, CpuInput,
+    FactoryInForward, PlainTensorAttribute, LayerInForward, FactoryMeetsDevice, DdpPlacement, NcclCpuTensor,
+    NcclWithoutSetDevice, LoadWithoutMapLocation, OptimizerStateBeforeMove, DeprecatedAmp,
 )
 
 __all__ = ["CHECKS", "REASONS", "RULES", "Check", "Rule", "checks_for"]

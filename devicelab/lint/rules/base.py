@@ -8,13 +8,11 @@ from typing import TYPE_CHECKING, ClassVar
 if TYPE_CHECKING:
     from ..analysis import Analysis
     from ..flow import Walker
-    from ..values import Value
 
 
 class Check:
-    """One rule. The flow calls `statement`, `call`, `expression_statement`, `moved`, `bound`, `joined` and
-    `block_end` as it walks each scope (module level, then each function); `file` runs once every scope has been
-    walked."""
+    """One rule. The flow calls `statement`, `call`, `expression_statement`, `moved`, `bound` and `block_end` as
+    it walks each scope (module level, then each function); `file` runs once every scope has been walked."""
 
     code: ClassVar[str] = ""
     # the calls `call` is given: those whose function resolves to one of `calls`, or is a method named in
@@ -39,10 +37,6 @@ class Check:
 
     def bound(self, walker: Walker, name: str) -> None:
         """`name` assigned anew."""
-
-    def joined(self, walker: Walker, name: str, values: list[Value | None], bodies: list[list[ast.stmt]]) -> None:
-        """After an if (its `bodies`): `name` held each of `values` at the end of a branch that reaches what
-        follows."""
 
     def block_end(self, walker: Walker) -> None:
         """The end of a scope."""

@@ -1,26 +1,21 @@
-"""DL504: a tensor made without `device=` in a function (a loss, a metric, NMS, a library helper, a training
-step) that then meets a tensor on the device, or one of the function's own input tensors (chapter 05).
+"""DL504: a tensor made without `device=` in a function (a loss, a metric, NMS, validation, a training step)
+that then meets a tensor on the device in an operation (chapter 05).
 
 A factory (`torch.zeros/ones/full/arange/eye/rand...`, `torch.tensor([...])`, `torch.from_numpy`, the legacy
 `torch.FloatTensor(...)`) without `device=` makes a CPU tensor. It is flagged, at the factory, when the flow
-shows it meeting, before any move, a tensor that may live elsewhere: in arithmetic, a comparison,
-`torch.cat/stack/where` and the like, a functional loss (its `weight=` too), a method such as `.gather(...)`,
-`.index_select(index=...)` or `.scatter_add_(...)`, a function of another tensor package given both (a scatter),
-or as the tensor indexed (read or written) by one that may live elsewhere. (A branch that replaces a tensor
-that follows the inputs with a CPU one is DL505's.)
-
-"May live elsewhere" means: moved to a device (`x.to(device)`, `.cuda()`), the output of a moved model, a
-tensor on the device by an `if x.is_cuda:` test, or a tensor the function is handed: a parameter the body uses
-as a tensor (`pred.shape`, `x.view(...)`), or a name read from the parameters and used as a tensor (`pos =
-data.pos; pos.size(1)`). Such a tensor lives where the caller's does, and a factory without `device=` works
-only for callers on the CPU: when every call of the function in the file passes CPU tensors, it is not flagged.
+shows it meeting, before any move, a tensor on the device in arithmetic, a comparison, `torch.cat/stack/where`
+and the like, a functional loss (its `weight=` too), a method such as `.gather(...)`, or as the tensor indexed by
+one on the device. "On the device" means: moved there (`x.to(device)`, `.cuda()`), the output of a moved model,
+a parameter that some call of the function in the file gives a tensor on the device, or — in a function whose
+name says it works on a model's outputs (loss, criterion, metric, accuracy, iou, nms, box, anchor, decode,
+postprocess, predict, score, dice, step, sample, generate, infer, forward) — a parameter the body uses as a
+tensor (`pred.shape`, `pred.view(...)`) that no call in the file gives a CPU tensor.
 
 Not flagged: `device=` given, `*_like` and `x.new_*` forms; a 0-dim `torch.tensor(number)`; a result moved
 before it meets anything (`t = t.to(x.device)`); one that only feeds Python (`.item()`, `if`, shapes) or
-NumPy; a CPU index into a tensor on the device (`x[torch.arange(n)]` works); a path where the test says the
-input is on the CPU (`if x.is_cuda: ...; return` above it); factories in a model's forward (DL501's), under
-`with torch.device(...)` or `torch.set_default_device`; functions that do CPU-side data work (a Dataset's
-methods, `collate`, `transform`, `augment`, `preprocess`, `load` in the name; tests named `test_`).
+NumPy; a CPU index into a tensor on the device (`x[torch.arange(n)]` works); factories in a model's forward
+(DL501's), under `with torch.device(...)` or `torch.set_default_device`; functions that do CPU-side data work
+(a Dataset's methods, `collate`, `transform`, `augment`, `preprocess`, `load` in the name; tests named `test_`).
 """
 
 from __future__ import annotations
@@ -31,20 +26,16 @@ from typing import TYPE_CHECKING
 
 from ..tree import header
 from ..values import Value
-from ..vocabulary import (
-    FACTORIES,
-    HOST_LIBRARIES,
-    JOINING_FUNCTIONS,
-    JOINING_METHODS,
-    LEGACY_TYPES,
-    TENSOR_METHODS,
-)
+from ..vocabulary import FACTORIES, JOINING_FUNCTIONS, JOINING_METHODS, LEGACY_TYPES, TENSOR_METHODS
 from .base import Check
 
 if TYPE_CHECKING:
     from ..analysis import Analysis
     from ..flow import Walker
 
+# a function that computes on a model's outputs: its tensor parameters live where the model does
+ON_OUTPUTS = re.compile(r"loss|criterion|metric|accuracy|(^|_)acc($|_)|iou|nms|box|anchor|decode|postprocess|"
+                        r"post_process|predict|score|dice|(^|_)step$|sample|generate|infer|forward|logits")
 CPU_SIDE = re.compile(r"collate|transform|augment|preprocess|load|dataset|^test_|numpy|plot|__getitem__|__len__|"
                       r"__iter__|__next__")
 
@@ -65,9 +56,10 @@ class FactoryMeetsDevice(Check):
         if fn is None or self.a.default_device or id(fn) not in self.functions_with_factories():
             return
         state = walker.state(self)
-        if "skip" not in state:
+        if "suspect" not in state:
             name = getattr(fn, "name", "")
             state["skip"] = bool(CPU_SIDE.search(name)) or self.a.in_dataset(fn)
+            state["suspect"] = bool(ON_OUTPUTS.search(name.lower()))
         if state["skip"]:
             return
         nodes = [node for root in header(stmt) for node in self.a.walk(root)]
@@ -77,7 +69,7 @@ class FactoryMeetsDevice(Check):
             return  # nothing born on the CPU here
         for node in nodes:
             if isinstance(node, (ast.BinOp, ast.AugAssign, ast.Compare, ast.Call, ast.Subscript)):
-                self.meet(walker, node)
+                self.meet(walker, node, state["suspect"])
 
     def functions_with_factories(self) -> set[int]:
         """The functions that hold a factory call without device= (the others have nothing to flag)."""
@@ -105,17 +97,17 @@ class FactoryMeetsDevice(Check):
         return {id(fn) for node in self.a.nodes_of(ast.Name) if node.id in names
                 and (fn := self.a.enclosing_function(node)) is not None}
 
-    def meet(self, walker: Walker, node: ast.AST) -> None:
+    def meet(self, walker: Walker, node: ast.AST, suspect: bool) -> None:
         """Whether a CPU tensor from a factory meets a tensor on the device at this node."""
         env = walker.env
         value = self.a.value
         if isinstance(node, ast.Subscript):
-            # a CPU tensor indexed by one on the device raises (written to, or read); the other way round works
+            if not isinstance(node.ctx, ast.Load):
+                return
             indexes = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
             base = value(node.value, env)
-            there = [i for i in indexes if self._on_device(value(i, env))]
-            if self._from_factory(base) and there:
-                self._record(base.origin, there[0])
+            if self._from_factory(base) and any(self._on_device(value(i, env), suspect) for i in indexes):
+                self._record(base.origin, next(i for i in indexes if self._on_device(value(i, env), suspect)))
             return
         if isinstance(node, ast.BinOp):
             operands = [node.left, node.right]
@@ -133,15 +125,12 @@ class FactoryMeetsDevice(Check):
                 if name.startswith("torch.nn.functional."):
                     operands += [kw.value for kw in node.keywords if kw.arg in ("weight", "pos_weight", "target")]
             elif isinstance(node.func, ast.Attribute) and node.func.attr in JOINING_METHODS and not name:
-                operands = [node.func.value, *node.args, *[kw.value for kw in node.keywords if kw.arg in (
-                    "index", "other", "src", "source", "mask", "end", "input", "tensor")]]
-            elif self._tensor_package(name):
-                operands = list(node.args)  # scatter_add(ones, index): a kernel of another package, one device
+                operands = [node.func.value, *node.args]
             else:
                 return
         values = [(operand, value(operand, env)) for operand in operands if not isinstance(operand, ast.Starred)]
         born = [v for _, v in values if self._from_factory(v)]
-        there = [operand for operand, v in values if self._on_device(v)]
+        there = [operand for operand, v in values if self._on_device(v, suspect)]
         if born and there:
             self._record(born[0].origin, there[0])
 
@@ -151,20 +140,13 @@ class FactoryMeetsDevice(Check):
             not value.scalar)
 
     @staticmethod
-    def _on_device(value: Value | None) -> bool:
+    def _on_device(value: Value | None, suspect: bool) -> bool:
         if value is None:
             return False
         if value.kind in ("tensor", "moved") and value.device:
             return True
-        # a tensor the function is handed (or read from what it is handed): where the caller's tensors are
-        return value.kind == "tensor" and not value.known and bool(value.name)
-
-    def _tensor_package(self, name: str) -> bool:
-        """A function of another package that computes on tensors (torch_scatter.scatter_add, a kernel): not torch
-        itself, nor NumPy, Matplotlib and the like, nor Python's own."""
-        if not name or "." not in name or name.startswith("torch.") or name.split(".")[0] in HOST_LIBRARIES:
-            return False
-        return name.split(".")[0].startswith("torch") or name.split(".")[0] == "kornia"
+        # a parameter used as a tensor, in a function that works on a model's outputs
+        return suspect and value.kind == "tensor" and not value.known and bool(value.name)
 
     def _record(self, factory: ast.Call, other: ast.expr) -> None:
         if id(factory) not in self.candidates:

@@ -248,15 +248,15 @@ _EXCEPTION = re.compile(EXCEPTION_LINE, re.ASCII)
 
 def error_part(text: str) -> str:
     """The paste's error lines from their exception on (the poster's words before it left out), each with the two
-    lines after it (a message that wraps) and the indented line before it (a traceback's failing code); the whole
-    paste when no line looks like an error."""
+    lines after it (a message that wraps) and the line before it when that is a traceback's failing code (indented)
+    or a failed `assert` statement; the whole paste when no line looks like an error."""
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     found = {i: m.start() for i, line in enumerate(lines) if (m := _EXCEPTION.search(line))}
     if not found:
         return text
     keep: dict[int, str] = {}
     for i, start in found.items():
-        if i > 0 and lines[i - 1][:1] in (" ", "\t"):
+        if i > 0 and (lines[i - 1][:1] in (" ", "\t") or lines[i - 1].startswith("assert ")):
             keep.setdefault(i - 1, lines[i - 1])
         keep[i] = lines[i][start:]
         for j in (i + 1, i + 2):

@@ -273,6 +273,8 @@ DDP = ErrorKind(
         r"all tensors must be on devices\[0\]",
         # FSDP: the module's device and device_id disagree on a rank
         r"Inconsistent compute device and device_id on rank \d+ ?: ?(?P<want>" + D + r") vs (?P<found>" + D + r")",
+        # FSDP with parameter CPU offloading: the module must stay on the CPU, and it was moved
+        r"FSDP-managed module with parameter CPU offloading enabled has parameters on (?P<found>" + D + r")",
     ),
     routes=(Route({"_thc": "."}, "06-multigpu", False, ("multi_gpu_mix",), ("01-devices",)),),
     example="DistributedDataParallel device_ids and output_device arguments only work with single-device/multiple-"
@@ -909,7 +911,7 @@ TWO_DEVICES = ErrorKind(
         # "assert input.is_cuda" (the failing line above an AssertionError)
         r"(?P<_code>\.device\(\) ?(?:==|!=) ?[\w.\[\]]+\.device\(\)|device\(\)\.type\(\) ?(?:==|!=) ?"
         r"(?:at::|c10::|torch::)?(?:k(?:CUDA|CPU|MPS)\b|DeviceType::)|[Cc]heck failed:? ?[\w.\[\]()]*"
-        r"\.(?:is_cuda|is_cpu)\(\)|\bassert [\w.\[\]]+\.(?:is_cuda|is_cpu)\b|"
+        r"\.(?:is_cuda|is_cpu)\(\)|\bassert (?:not )?[\w.\[\]]+\.(?:is_cuda|is_cpu)\b|"
         r"\.(?:is_cuda|is_cpu)\(\) INTERNAL ASSERT FAILED)",
         r"(?P<_graph>cudagraphs? due to[^\n]{0,30}?\bcpu device)",
         # no device named, but said: "on different devices", "device mismatch", "不在同一个设备上"
@@ -983,6 +985,15 @@ TWO_DEVICES = ErrorKind(
             "zh": "这条报错说某个张量必须在 {want} 上，或者说它不在那里：这次计算用到的某个张量在别的地方。请在 "
             "traceback 里找到出错的运算，打印它用到的每个张量的 `.device`，把不在 {want} 上的那个移过去"
             "（如果 {want} 并不是你想用的设备，就反过来移动其余的张量）。",
+        },
+        "_code": {
+            "en": "The check that failed tests where a tensor lives (an `is_cuda` assertion, a `.device()` comparison, "
+            "a set of devices): a tensor it checks is not on the device the code requires. Read the check for which "
+            "tensor and which device it wants, print that tensor's `.device`, and move it (or the others) so that "
+            "they agree.",
+            "zh": "失败的这项检查测试的是张量所在的位置（一个 `is_cuda` 断言、一次 `.device()` 比较或一组设备）："
+            "它检查的某个张量不在代码要求的设备上。请从这项检查里看出它检查的是哪个张量、要求哪个设备，打印该张量的 "
+            "`.device`，再移动它（或其余的张量），让它们一致。",
         },
         "_said": {
             "en": "The message says that tensors of one computation are on different devices, without naming them. "

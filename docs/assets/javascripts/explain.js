@@ -125,7 +125,7 @@
     if (!any) return text;
     var keep = {};
     Object.keys(found).map(Number).forEach(function (i) {
-      if (i > 0 && /^[ \t]/.test(lines[i - 1]) && !(i - 1 in keep)) keep[i - 1] = lines[i - 1];
+      if (i > 0 && /^(?:[ \t]|assert )/.test(lines[i - 1]) && !(i - 1 in keep)) keep[i - 1] = lines[i - 1];
       keep[i] = lines[i].slice(found[i]);
       for (var j = i + 1; j <= i + 2 && j < lines.length; j++) {
         if (!(j in keep)) keep[j] = j in found ? lines[j].slice(found[j]) : lines[j];

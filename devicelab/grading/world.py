@@ -284,7 +284,7 @@ def _end(pids) -> None:  # noqa: ANN001 - any iterable of process ids
         _reap(pids)
         time.sleep(0.05)
     # A process that is already a zombie counts as ended above; reap it too, or zombies pile up over a class's
-    # grading (and the CPU time of the kernels they ran is never accounted to the grader).
+    # grading.
     _reap(pids)
 
 

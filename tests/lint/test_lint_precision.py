@@ -195,6 +195,28 @@ def test_dl301_still_flags_the_output_of_a_model_left_on_the_cpu_beside_a_moved_
     assert "DL301" in codes(body)
 
 
+@pytest.mark.parametrize(("base", "flagged"), [("unittest.TestCase", False), ("object", True)])
+def test_dl301_a_test_cases_move_does_not_carry_over_to_the_other_tests(tmp_path, base: str, flagged: bool) -> None:
+    """In a unittest.TestCase each test starts from setUp: one test's `.cuda()` leaves the others' model on the CPU.
+    The same methods in a plain class share one model, which the move does reach."""
+    from devicelab.lint import lint_paths
+
+    (tmp_path / "models").mkdir()
+    (tmp_path / "models" / "__init__.py").write_text("from .net import *\n")
+    (tmp_path / "models" / "net.py").write_text(
+        "import torch\nfrom torch import nn\n\n\nclass Net(nn.Module):\n    def __init__(self):\n"
+        "        super().__init__()\n        self.fc = nn.Linear(4, 2)\n\n    def forward(self, x):\n"
+        "        return self.fc(x)\n")
+    test = tmp_path / "test_net.py"
+    test.write_text(
+        f"import unittest\n\nimport torch\nfrom models import Net\n\n\nclass TestNet({base}):\n"
+        "    def setUp(self) -> None:\n        self.model = Net()\n\n    def test_forward(self):\n"
+        "        x = torch.randn(16, 4)\n        y = self.model(x)\n        print(y.size())\n\n"
+        "    def test_cuda(self):\n        self.model.cuda()\n")
+    found = [p.code for p in lint_paths([test, tmp_path / "models"])]
+    assert ("DL301" in found) is flagged, found
+
+
 # --- DL503: a layer built once, moved and cached ------------------------------------------------------------------
 
 LAZY = """

@@ -5,6 +5,10 @@ A file *asks for a device* when anything in it chooses or checks one: `torch.cud
 (`--cuda`, `--device`, `args.gpu`, `cfg.device`, `use_cuda`, `no_cuda`), a function parameter named for a
 device (`device`, `gpu`, `local_rank`: the caller picks it), CUDA_VISIBLE_DEVICES, a distributed process group.
 
+Code *demands CUDA* when it stops without it: `assert torch.cuda.is_available()`, or
+`if not torch.cuda.is_available(): raise ...` (or `sys.exit(...)`), at the top level of a module (which then
+cannot even be imported without a GPU) or of the function that runs the code.
+
 Code is *written for CUDA* when it moves things with a bare `.cuda()` and nothing asks for a device: in one
 function (a `.cuda()` statement of its own body, not under an `if`), in a whole file, or in a whole folder (some
 script or notebook of the folder calls `.cuda()`, and none of them asks for a device: research code that calls
@@ -61,6 +65,41 @@ def bare_cuda(call: ast.Call) -> bool:
             isinstance(func.value, ast.Name) and func.value.id == "torch"):
         return False
     return keyword(call, "device") is None and all(isinstance(arg, ast.Constant) for arg in call.args)
+
+
+def _cuda_available(test: ast.expr) -> bool:
+    """`torch.cuda.is_available()` (or `device_count()`), alone or as a part of an `and`."""
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        return any(_cuda_available(value) for value in test.values)
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Gt, ast.GtE)):
+        test = test.left  # torch.cuda.device_count() > 0
+    return isinstance(test, ast.Call) and isinstance(test.func, ast.Attribute) and (
+        test.func.attr in ("is_available", "device_count")) and isinstance(test.func.value, ast.Attribute) and (
+        test.func.value.attr == "cuda")
+
+
+def _stops(body: list[ast.stmt]) -> bool:
+    """A block that ends the program: `raise ...`, `sys.exit(...)`, `exit()`, `quit()`."""
+    last = body[-1] if body else None
+    if isinstance(last, ast.Raise):
+        return True
+    if isinstance(last, ast.Expr) and isinstance(last.value, ast.Call):
+        func = last.value.func
+        name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+        return name in ("exit", "quit", "_exit")
+    return False
+
+
+def demands_cuda(body: list[ast.stmt]) -> bool:
+    """A statement of this body (not nested) that stops the program without CUDA: `assert
+    torch.cuda.is_available()`, or `if not torch.cuda.is_available(): raise/sys.exit(...)`."""
+    for stmt in body:
+        if isinstance(stmt, ast.Assert) and _cuda_available(stmt.test):
+            return True
+        if isinstance(stmt, ast.If) and isinstance(stmt.test, ast.UnaryOp) and isinstance(stmt.test.op, ast.Not) and (
+                _cuda_available(stmt.test.operand)) and _stops(stmt.body):
+            return True
+    return False
 
 
 def function_commits_to_cuda(body: list[ast.stmt]) -> bool:
@@ -142,3 +181,25 @@ def _read(path: Path) -> ast.Module | None:
             return ast.parse(text)
     except (OSError, SyntaxError, ValueError, RecursionError, MemoryError, Unreadable):
         return None
+
+
+def beside_cuda_sources(path: Path | None) -> bool:
+    """The folder of `path` builds a CUDA extension: it, or a folder right under it, holds CUDA sources (`.cu`,
+    `.cuh`), or a `setup.py` of the folder builds a `CUDAExtension`. Its scripts test or drive the extension, which
+    exists only where CUDA is."""
+    if path is None:
+        return False
+    folder = path.parent
+    try:
+        for entry in folder.iterdir():
+            if entry.suffix in (".cu", ".cuh") and entry.is_file():
+                return True
+            if entry.name == "setup.py" and entry.is_file() and entry.stat().st_size <= _LARGEST and (
+                    b"CUDAExtension" in entry.read_bytes()):
+                return True
+            if entry.is_dir() and not entry.name.startswith("."):
+                if any(f.suffix in (".cu", ".cuh") for f in entry.iterdir()):
+                    return True
+    except OSError:
+        return False
+    return False

@@ -11,7 +11,9 @@ CUDA_VISIBLE_DEVICES, no distributed process group (a multi-GPU program expects 
 (`torch.cuda.set_device(1)`) (machines.py); and its folder is not written for CUDA throughout (another script or
 notebook of the folder calls `.cuda()` too, and none of them asks for a device: research code for GPU machines).
 
-Not flagged: modules of a library (only definitions at top level); `.to("cuda")` and `torch.device("cuda")`
+Not flagged: modules of a library (only definitions at top level); a script beside a CUDA extension (`.cu` or `.cuh`
+files in its folder or a folder right under it, or a `setup.py` there that builds a `CUDAExtension`: its test or
+driver, and the extension exists only where CUDA is); `.to("cuda")` and `torch.device("cuda")`
 (often the one place a script names its device, and noisy in snippets); `torch.cuda.*` calls (synchronize,
 memory statistics, seeds: many are no-ops without a GPU); `"cuda"` in a conditional expression."""
 
@@ -19,7 +21,7 @@ from __future__ import annotations
 
 import ast
 
-from ..machines import asks_for_device, folder_written_for_cuda
+from ..machines import asks_for_device, beside_cuda_sources, folder_written_for_cuda
 from ..tree import is_cuda_literal, keyword
 from .base import Check
 
@@ -36,7 +38,7 @@ class CudaWithoutCheck(Check):
         found = [(call, kind) for call in sorted(calls, key=lambda c: (c.lineno, c.col_offset))
                  if (kind := self.cuda_only(call))]
         if not found or not (self.runnable() or any(a.enclosing_function(call) is None for call, _ in found)) or (
-                self.checks_device()) or self.folder_written_for_cuda():
+                self.checks_device()) or self.folder_written_for_cuda() or beside_cuda_sources(a.path):
             return
         first = next((call for call, kind in found if kind != "map_location"), None)
         for call, kind in found:

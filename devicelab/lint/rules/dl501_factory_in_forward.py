@@ -4,7 +4,8 @@ Not flagged: a factory whose result goes to the device at once (`.to(x.device)`,
 through its methods: `t.float().to(device)`; not a bare `.cuda()` under `if x.is_cuda:`, which goes to the current
 GPU rather than x's), only indexes (`x[idx]`), is filled and returned, or only feeds
 Python or NumPy (`if`, `while`, `range`, `len`, `int`, `all`, `zip`, `.item()`, `.numpy()`, a `for`, its
-`.shape`, a comparison with a number or with a parameter that is no tensor); one under `with torch.device(...)`
+`.shape`, a comparison with a number or with a parameter that is no tensor) or a log (detached into a dict display:
+`{"p_loss": p_loss.detach().mean()}`); one under `with torch.device(...)`
 or `torch.set_default_device`; torch.tensor of a number; a helper whose callers all move what it returns; a
 model defined and run in a `__main__` block that never moves anything to a device (a CPU demo)."""
 
@@ -167,10 +168,15 @@ class FactoryInForward(Check):
         """A CPU tensor that never meets the device: only Python control flow reads it (the test of an `if`,
         `while` or `assert`; `range(...)`, `len(...)`, `int(...)`; `.item()`, `.tolist()`; a `for` over it) or its
         shape (`.shape`, `.size()`, `.numel()`), at once, through its own methods (`t.sum().item()`), or through a
-        name that is read only so."""
+        name that is read only so; or a value logged: detached and put into a dict display (`{"p_loss":
+        p_loss.detach().mean()}`), which no computation of the step reads."""
+        detached = False
         while True:
             parent = self.a._parent(fn, node)
+            if isinstance(parent, ast.Dict) and detached and any(value is node for value in parent.values):
+                return True
             if isinstance(parent, ast.Attribute) and parent.value is node:
+                detached = detached or parent.attr == "detach"
                 if parent.attr in PYTHON_ONLY_ATTRIBUTES:
                     return True
                 grand = self.a._parent(fn, parent)

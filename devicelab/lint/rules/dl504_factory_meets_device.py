@@ -9,7 +9,9 @@ one on the device. "On the device" means: moved there (`x.to(device)`, `.cuda()`
 a parameter that some call of the function in the file gives a tensor on the device, or — in a function whose
 name says it works on a model's outputs (loss, criterion, metric, accuracy, iou, nms, box, anchor, decode,
 postprocess, predict, score, dice, step, sample, generate, infer, forward) — a parameter the body uses as a
-tensor (`pred.shape`, `pred.view(...)`) that no call in the file gives a CPU tensor.
+tensor (`pred.shape`, `pred.view(...)`) that no call in the file gives a CPU tensor, unless the function itself
+shows its parameters are CPU tensors: it calls `.numpy()` straight on one of them (`logits.numpy()`, which fails
+on a GPU tensor), so the name says nothing about where they live.
 
 Not flagged: `device=` given, `*_like` and `x.new_*` forms; a 0-dim `torch.tensor(number)`; a result moved
 before it meets anything (`t = t.to(x.device)`); one that only feeds Python (`.item()`, `if`, shapes) or
@@ -59,7 +61,7 @@ class FactoryMeetsDevice(Check):
         if "suspect" not in state:
             name = getattr(fn, "name", "")
             state["skip"] = bool(CPU_SIDE.search(name)) or self.a.in_dataset(fn)
-            state["suspect"] = bool(ON_OUTPUTS.search(name.lower()))
+            state["suspect"] = bool(ON_OUTPUTS.search(name.lower())) and not self._parameter_to_numpy(fn)
         if state["skip"]:
             return
         nodes = [node for root in header(stmt) for node in self.a.walk(root)]
@@ -70,6 +72,23 @@ class FactoryMeetsDevice(Check):
         for node in nodes:
             if isinstance(node, (ast.BinOp, ast.AugAssign, ast.Compare, ast.Call, ast.Subscript)):
                 self.meet(walker, node, state["suspect"])
+
+    def _parameter_to_numpy(self, fn: ast.AST) -> bool:
+        """The function calls `.numpy()` straight on one of its parameters (`logits.numpy()`, no `.cpu()` first):
+        it is given CPU tensors."""
+        args = getattr(fn, "args", None)
+        if args is None:
+            return False
+        params = {arg.arg for arg in [*args.posonlyargs, *args.args, *args.kwonlyargs]} - {"self", "cls"}
+        for node in self.a.walk(fn):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "numpy":
+                inner = node.func.value
+                while isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute) and (
+                        inner.func.attr in ("detach", "float", "double", "long", "int", "squeeze", "clone")):
+                    inner = inner.func.value
+                if isinstance(inner, ast.Name) and inner.id in params:
+                    return True
+        return False
 
     def functions_with_factories(self) -> set[int]:
         """The functions that hold a factory call without device= (the others have nothing to flag)."""

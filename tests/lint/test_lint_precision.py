@@ -438,3 +438,67 @@ def test_dl105_flags_the_branches_that_leave_a_tensor_behind() -> None:
 ])
 def test_dl105_leaves_alone_branches_that_move_the_same_tensors(body: str) -> None:
     assert "DL105" not in codes(body)
+
+
+# --- DL701: code that demands CUDA; a load that holds no GPU tensors ----------------------------------------------
+
+@pytest.mark.parametrize("body", [
+    "assert torch.cuda.is_available(), 'an NVIDIA GPU is needed'\n\n\ndef load(path):\n    return torch.load(path)\n",
+    "import sys\nif not torch.cuda.is_available():\n    sys.exit('no GPU')\n\n\ndef load(path):\n"
+    "    return torch.load(path)\n",
+    "def load(path):\n    assert torch.cuda.is_available()\n    return torch.load(path)\n",
+])
+def test_dl701_leaves_alone_code_that_demands_cuda(body: str) -> None:
+    assert "DL701" not in codes(body)
+
+
+@pytest.mark.parametrize("body", [
+    "def resume(path):\n    lr_scheduler.load_state_dict(torch.load(path))\n",
+    "def resume(self, path):\n    self.scaler.load_state_dict(torch.load(path))\n",
+    "import random\n\n\ndef resume(path):\n    state = torch.load(path)\n    random.setstate(state['python'])\n"
+    "    torch.random.set_rng_state(state['cpu'])\n    torch.cuda.random.set_rng_state_all(state['cuda'])\n",
+])
+def test_dl701_leaves_alone_a_load_that_holds_no_gpu_tensors(body: str) -> None:
+    assert "DL701" not in codes(body)
+
+
+@pytest.mark.parametrize("body", [
+    "if torch.cuda.is_available():\n    print('GPU')\n\n\ndef load(path):\n    return torch.load(path)\n",  # a check
+    "def resume(path):\n    model.load_state_dict(torch.load(path))\n",  # a model's weights
+    "import random\n\n\ndef resume(path):\n    state = torch.load(path)\n    random.setstate(state['python'])\n"
+    "    model.load_state_dict(state['model'])\n",  # RNG states beside a model's weights
+])
+def test_dl701_still_flags_a_load_of_tensors_in_code_that_runs_without_cuda(body: str) -> None:
+    assert codes(body) == ["DL701"]
+
+
+# --- DL501: a value only logged; DL504: a function given CPU tensors; DL103: a CUDA extension's script -----------
+
+def test_dl501_leaves_alone_a_factory_only_logged() -> None:
+    logged = "if x.sum() > 0:\n    p = self.fc(x).mean()\nelse:\n    p = torch.tensor([0.0])\nlog = {'p': p.detach().mean()}"
+    assert forward(logged) == []
+    assert forward(logged.replace("p.detach().mean()", "p.mean()") + "\nx = x + log['p']") == ["DL501"]
+
+
+POST = """
+def post_process_result(h: int, w: int, boxes: torch.Tensor, logits: torch.Tensor):
+    boxes = boxes * torch.Tensor([w, h, w, h])
+    return boxes, {scores}
+"""
+
+
+@pytest.mark.parametrize(("scores", "flagged"), [("logits.numpy()", False), ("logits.cpu().numpy()", True)])
+def test_dl504_a_function_that_calls_numpy_on_a_parameter_is_given_cpu_tensors(scores: str, flagged: bool) -> None:
+    assert ("DL504" in codes(POST.format(scores=scores))) is flagged
+
+
+@pytest.mark.parametrize("beside", ["setup", "sources"])
+def test_dl103_leaves_alone_the_script_of_a_cuda_extension(tmp_path, beside: str) -> None:
+    (tmp_path / "test.py").write_text(CUDA_SCRIPT)
+    assert file_codes(tmp_path / "test.py") == ["DL103"]
+    if beside == "setup":
+        (tmp_path / "setup.py").write_text("from torch.utils.cpp_extension import CUDAExtension\n")
+    else:
+        (tmp_path / "src").mkdir()
+        (tmp_path / "src" / "kernel.cu").write_text("__global__ void k() {}\n")
+    assert file_codes(tmp_path / "test.py") == []

@@ -475,7 +475,8 @@ def test_dl701_still_flags_a_load_of_tensors_in_code_that_runs_without_cuda(body
 # --- DL501: a value only logged; DL504: a function given CPU tensors; DL103: a CUDA extension's script -----------
 
 def test_dl501_leaves_alone_a_factory_only_logged() -> None:
-    logged = "if x.sum() > 0:\n    p = self.fc(x).mean()\nelse:\n    p = torch.tensor([0.0])\nlog = {'p': p.detach().mean()}"
+    logged = ("if x.sum() > 0:\n    p = self.fc(x).mean()\nelse:\n    p = torch.tensor([0.0])\n"
+              "log = {'p': p.detach().mean()}")
     assert forward(logged) == []
     assert forward(logged.replace("p.detach().mean()", "p.mean()") + "\nx = x + log['p']") == ["DL501"]
 

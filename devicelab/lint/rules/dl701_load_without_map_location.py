@@ -53,8 +53,8 @@ class LoadWithoutMapLocation(Check):
 
     def call(self, walker: Walker, call: ast.Call, name: str | None, stmt: ast.stmt) -> None:
         if name == "torch.load" and keyword(call, "map_location") is None and len(call.args) < 2 and not (
-                has_double_star(call)) and not self.a.checkpoints().known(call) and not self.written_for_cuda(call) and (
-                not self.holds_no_tensors(call, stmt)):
+                has_double_star(call)) and not self.a.checkpoints().known(call) and not (
+                self.written_for_cuda(call)) and not self.holds_no_tensors(call, stmt):
             self.a.add(self.code, call, {"kind": "map_location"})
 
     def holds_no_tensors(self, call: ast.Call, stmt: ast.stmt) -> bool:
@@ -64,7 +64,8 @@ class LoadWithoutMapLocation(Check):
         if isinstance(parent, ast.Call) and parent.args and parent.args[0] is call and isinstance(
                 parent.func, ast.Attribute) and parent.func.attr == "load_state_dict":
             owner = parent.func.value
-            name = owner.attr if isinstance(owner, ast.Attribute) else owner.id if isinstance(owner, ast.Name) else ""
+            name = owner.attr if isinstance(owner, ast.Attribute) else (
+                owner.id if isinstance(owner, ast.Name) else "")
             return bool(NUMBER_STATES.search(name))
         if not (isinstance(stmt, ast.Assign) and stmt.value is call and len(stmt.targets) == 1 and isinstance(
                 stmt.targets[0], ast.Name)):

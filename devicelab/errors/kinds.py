@@ -899,7 +899,7 @@ TWO_DEVICES = ErrorKind(
         r") ?上",
         # what a place means without a pair: a meta tensor reached, a location that cannot be restored, an op that
         # does not run on the CPU, the code of the failing line comparing devices, a compiled graph with CPU tensors
-        r"(?P<_meta>from the 'Meta' backend|[Mm]eta tensors? (?:has|have) no data|on meta tensors|"
+        r"(?P<_meta>from the 'Meta' backend|[Mm]eta tensors? (?:has|have) no data|(?:on|with|for) [Mm]eta tensors|"
         r"\bis (?:still )?on the meta device|(?:to|from) the meta device|device=['\"]?meta\b)",
         r"(?P<_location>restore data location of|unknown (?:device|location) (?:tag|type) ?'?\w*'? in (?:the )?"
         r"checkpoint)",
@@ -994,6 +994,30 @@ TWO_DEVICES = ErrorKind(
             "zh": "失败的这项检查测试的是张量所在的位置（一个 `is_cuda` 断言、一次 `.device()` 比较或一组设备）："
             "它检查的某个张量不在代码要求的设备上。请从这项检查里看出它检查的是哪个张量、要求哪个设备，打印该张量的 "
             "`.device`，再移动它（或其余的张量），让它们一致。",
+        },
+        "_meta": META.reading_by_marker["_meta"],  # a meta tensor reached: the same reading as META's
+        "_location": {
+            "en": "The checkpoint names a device that this machine cannot restore its tensors to (a GPU it does not "
+            "have, or a device tag it does not know). Load it with `map_location` set to a device this machine has "
+            "(`map_location=\"cpu\"` always works), then move the model to the device you want.",
+            "zh": "检查点里记下的设备，这台机器无法把张量恢复到那里（一块它没有的 GPU，或一个它不认识的设备标记）。"
+            "加载时把 `map_location` 设为这台机器有的设备（`map_location=\"cpu\"` 总是可行），"
+            "再把模型移到你想用的设备上。",
+        },
+        "_cpu_only": {
+            "en": "The operation has no CPU implementation (or runs only on CUDA), and a tensor it was given is on the "
+            "CPU. Move its inputs (and the module it belongs to) to the GPU; on a machine without one, use an "
+            "operation that runs on the CPU.",
+            "zh": "这个运算没有 CPU 实现（或者只能在 CUDA 上运行），而传给它的张量在 CPU 上。请把它的输入（以及它所属的"
+            "模块）移到 GPU 上；在没有 GPU 的机器上，请换用能在 CPU 上运行的运算。",
+        },
+        "_graph": {
+            "en": "A compiled graph was given a CPU tensor beside tensors on the GPU, so CUDA graphs were skipped for "
+            "it. Find the tensor on the CPU (often one made inside `forward` without `device=`, or a buffer that was "
+            "never moved) and make it on the GPU, or move it there.",
+            "zh": "编译得到的图在 GPU 张量之外还收到了一个 CPU 张量，于是没有为它使用 CUDA Graphs。请找出这个 CPU 张量"
+            "（常见的是在 `forward` 里创建时没写 `device=` 的张量，或从未移动过的缓冲区），直接在 GPU 上创建它，或把它"
+            "移过去。",
         },
         "_said": {
             "en": "The message says that tensors of one computation are on different devices, without naming them. "
@@ -1250,6 +1274,22 @@ OFFLOADED_MOVE = _declined(
     "（`device_map={'': device}`），否则就让加载器决定它的位置，只移动输入；第 07 章讲如何把模型加载到正确的设备上。",
 )
 
+INCOMPLETE_DEVICE_MAP = _declined(
+    "device_map_incomplete",
+    "07-checkpoints",
+    (r"device_map (?:provided |given |passed )?does not (?:give|assign) any device",
+     r"no device (?:was )?(?:given|assigned|set) (?:to|for) (?:the following )?(?:parameters|modules|weights)"),
+    "ValueError: The device_map provided does not give any device for the following parameters: lm_head.weight",
+    "Not a placement mix-up between tensors: the device map given to the loader (`device_map` in transformers' "
+    "`from_pretrained`, accelerate's `dispatch_model` or `load_checkpoint_and_dispatch`) leaves some of the model's "
+    "parameters without a device. Give every module a device in the map (or use `device_map=\"auto\"`), and check "
+    "that the map's module names are the model's own; chapter 07 covers loading onto the right device.",
+    "不是张量之间放错了设备：交给加载器的设备映射（transformers `from_pretrained` 的 `device_map`，或 accelerate 的 "
+    "`dispatch_model`、`load_checkpoint_and_dispatch`）没有给模型的部分参数指定设备。请在映射里给每个模块都指定设备"
+    "（或者用 `device_map=\"auto\"`），并核对映射里的模块名是否与模型自己的一致；"
+    "第 07 章讲如何把模型加载到正确的设备上。",
+)
+
 NO_GPU_BUILD = _declined(
     "extension_without_gpu",
     None,
@@ -1278,6 +1318,6 @@ ALL = (
     DESERIALIZE, LEGACY_BACKEND, SPARSE_ASSERT, TRITON_POINTER, SPARSE_INDICES, CONTAINER_TO, CUSTOM_OP,
     PACKED_LENGTHS, GRADIENT_DEVICE, LEGACY_ARGUMENTS, HAND_WRITTEN, TWO_DEVICES, AUTOCAST_DEVICE_TYPE,
     STATE_DICT_PREFIX, WEIGHTS_ONLY, DTYPE, SHAPE, OOM, CUDA_FAULT, NO_CUDA, INVALID_ORDINAL, DEVICE_STRING,
-    NO_GPU_BUILD, CUDA_FORK, MPS_MISSING_OP, AMP_NEEDS_GPU, OFFLOADED_MOVE,
+    NO_GPU_BUILD, CUDA_FORK, MPS_MISSING_OP, AMP_NEEDS_GPU, OFFLOADED_MOVE, INCOMPLETE_DEVICE_MAP,
     AMP_FAILURE,
 )

@@ -116,7 +116,9 @@ def test_no_thread_is_on_both_sides():
 
 
 def test_corpus_is_large_enough_and_bilingual():
-    """Enough entries in all, in the held-out part and among negatives, with both languages on both sides."""
+    """Enough entries in all, in the held-out part and among negatives, with both languages on both sides: among
+    the device errors and among the negatives of the development side and of the held-out side, and in every file
+    (a small batch may hold its device errors in one language only)."""
     positives = [e for e in ENTRIES if e["device_error"]]
     negatives = [e for e in ENTRIES if not e["device_error"]]
     assert len(positives) >= MIN_POSITIVES, len(positives)
@@ -124,9 +126,11 @@ def test_corpus_is_large_enough_and_bilingual():
     assert len(ALL) >= MIN_TOTAL, len(ALL)
     assert len(HELDOUT) >= MIN_HELDOUT, len(HELDOUT)
     assert sum(not e["device_error"] for e in ALL) >= MIN_ALL_NEGATIVES
-    for part in PARTS.values():
-        assert {e["lang"] for e in part if e["device_error"]} == {"en", "zh"}
-        assert {e["lang"] for e in part if not e["device_error"]} == {"en", "zh"}
+    for side in (DEVELOPMENT, HELDOUT_ALL):
+        assert {e["lang"] for e in side if e["device_error"]} == {"en", "zh"}
+        assert {e["lang"] for e in side if not e["device_error"]} == {"en", "zh"}
+    for name, part in PARTS.items():
+        assert {e["lang"] for e in part} == {"en", "zh"}, name
 
 
 def test_pending_entries_are_development_entries():

@@ -89,7 +89,9 @@ NOVEL_PENDING = {"gh-deim-113": "false_positive", "gh-mmdetection-6701": "false_
                  "gh-infinitystar-16": "false_positive",
                  # the fifth batch's held-out half (novel_heldout4.json), added with its entries
                  "gh-deepdrr-69": "false_positive", "gh-fastai-dev-182": "false_positive",
-                 "gh-vox-fusion-6": "false_positive"}
+                 "gh-vox-fusion-6": "false_positive",
+                 # the sixth batch's held-out half (novel_heldout5.json), added with its entries
+                 "gh-pytorch-23377": "false_positive"}
 
 
 @pytest.fixture(scope="module")

@@ -203,3 +203,160 @@ def beside_cuda_sources(path: Path | None) -> bool:
     except OSError:
         return False
     return False
+
+
+# ------------------------------------------------------------------------------------------------ other machines
+# What DL701 needs before it speaks: the program that loads a checkpoint shows that it runs where the GPU the
+# checkpoint was saved from is absent (no GPU at all, or another GPU index). Without such evidence the machine it
+# runs on is unknown, and DL701 says nothing.
+
+RUN_TIME_CHECKS = frozenset({"is_available", "device_count", "current_accelerator", "init_process_group"})
+OPTION_OBJECTS = SETTINGS - {"self"}  # settings read from a command line or a configuration, not an object's own
+DEVICE_WORDS = frozenset({"cpu", "cuda", "mps"})
+DEFAULT_GETTERS = frozenset({"get", "getattr", "getenv", "pop", "setdefault"})
+_PACKAGES: dict[tuple[str, ...], bool] = {}
+
+
+def _device_constant(node: ast.AST, words: frozenset[str] = frozenset({"cpu"})) -> bool:
+    """`"cpu"` (or, with `words`, `"cuda"`...), or `torch.device("cpu")`."""
+    if isinstance(node, ast.Call) and isinstance(node.func, (ast.Attribute, ast.Name)) and (
+            getattr(node.func, "attr", None) or getattr(node.func, "id", None)) == "device" and node.args:
+        node = node.args[0]
+    return isinstance(node, ast.Constant) and isinstance(node.value, str) and (
+        node.value.strip().lower().split(":")[0] in words)
+
+
+def _in_demand(node: ast.AST, parents: dict[int, ast.AST]) -> bool:
+    """A check that only stops the program without CUDA: in an `assert`, or the test of `if not ...: raise`."""
+    child, parent = node, parents.get(id(node))
+    while parent is not None and not isinstance(parent, ast.stmt):
+        child, parent = parent, parents.get(id(parent))
+    if isinstance(parent, ast.Assert):
+        return True
+    return isinstance(parent, ast.If) and parent.test is child and isinstance(child, ast.UnaryOp) and isinstance(
+        child.op, ast.Not) and _stops(parent.body)
+
+
+def _parents(tree: ast.AST) -> dict[int, ast.AST]:
+    return {id(child): node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+
+
+def runs_elsewhere(tree: ast.AST, parents: dict[int, ast.AST] | None = None) -> bool:
+    """Whether the code shows that it runs where a checkpoint's GPU may be absent: a CUDA check that does not stop
+    the program (`"cuda" if torch.cuda.is_available() else "cpu"`, `if torch.cuda.is_available(): model.cuda()`),
+    a device test (`device == "cpu"`, `x.device.type == "cuda"`), the CPU chosen as a device (`torch.device("cpu")`
+    as a branch, a default or a value, `device="cpu"`), a command-line option or a setting about the device
+    (`--device`, `--cpu`, `--no-cuda`, `--gpu`, `args.cuda`, `opt.use_gpu`, `use_cuda`, `local_rank`), a
+    distributed process group (other GPU indices), or `map_location` given anywhere (its authors move checkpoints
+    between devices)."""
+    parents = _parents(tree) if parents is None else parents
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute):
+            if node.attr in RUN_TIME_CHECKS and isinstance(parents.get(id(node)), ast.Call) and not _in_demand(
+                    parents[id(node)], parents):
+                return True
+            if node.attr == "accelerator" and isinstance(node.value, ast.Name) and node.value.id == "torch":
+                return True
+            if DEVICE_SETTING.match(node.attr) and isinstance(node.value, ast.Name) and (
+                    node.value.id in OPTION_OBJECTS):
+                return True
+        elif isinstance(node, ast.Name):
+            if DEVICE_SETTING.match(node.id) and node.id.lower() not in ("device", "devices", "cpu", "gpu", "cuda"):
+                return True  # use_cuda, no_cuda, use_gpu, ngpu, gpu_ids, local_rank: a switch or a GPU choice
+        elif isinstance(node, ast.keyword):
+            if node.arg == "map_location":
+                return True
+        elif isinstance(node, ast.Compare):
+            if any(_device_constant(side, DEVICE_WORDS) for side in (node.left, *node.comparators)):
+                return True  # device == "cpu", x.device.type == "cuda", "cuda" in str(device)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            text = node.value
+            if text.startswith("--") and any(word in text.lower() for word in ("cuda", "gpu", "cpu", "device")):
+                return True
+            if _device_constant(node) and _cpu_as_device(node, parents):
+                return True
+    return False
+
+
+def _cpu_as_device(node: ast.AST, parents: dict[int, ast.AST]) -> bool:
+    """`"cpu"` where it is a device the program may run on: a branch of a conditional expression, a default (of a
+    parameter, an option, a `get`), among an option's choices, assigned, or handed as a keyword (`device="cpu"`);
+    not `.to("cpu")`, which only moves a result off the GPU."""
+    parent = parents.get(id(node))
+    if isinstance(parent, ast.Call) and _device_constant(parent) and parent.args and parent.args[0] is node:
+        node, parent = parent, parents.get(id(parent))  # torch.device("cpu")
+    if isinstance(parent, (ast.List, ast.Tuple, ast.Set)):
+        holder = parents.get(id(parent))
+        return isinstance(holder, ast.keyword) and holder.arg == "choices"
+    if isinstance(parent, ast.IfExp):
+        return node is not parent.test
+    if isinstance(parent, (ast.keyword, ast.arguments)):
+        return True
+    if isinstance(parent, (ast.Assign, ast.AnnAssign)):
+        return parent.value is node
+    if isinstance(parent, ast.Call) and node in parent.args[1:]:
+        func = parent.func
+        name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+        return name in DEFAULT_GETTERS
+    return False
+
+
+def is_library(tree: ast.Module) -> bool:
+    """A module that only defines things: no `if __name__ == "__main__":`, no loop or `with` at its top level, no
+    `parse_args()` or `torch.load` there, and no statement there that only calls one of its own functions
+    (`main()`)."""
+    own = {stmt.name for stmt in tree.body if isinstance(stmt, (*FUNCTIONS, ast.ClassDef))}
+    for stmt in tree.body:
+        if isinstance(stmt, (ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith)):
+            return False
+        if isinstance(stmt, ast.If) and isinstance(stmt.test, ast.Compare) and isinstance(
+                stmt.test.left, ast.Name) and stmt.test.left.id == "__name__":
+            return False
+        if isinstance(stmt, (*FUNCTIONS, ast.ClassDef)):
+            continue
+        if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and isinstance(
+                stmt.value.func, ast.Name) and stmt.value.func.id in own:
+            return False
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and (
+                    node.func.attr in ("parse_args", "parse_known_args") or node.func.attr == "load" and isinstance(
+                    node.func.value, ast.Name) and node.func.value.id == "torch"):
+                return False
+    return True
+
+
+def follows_devices(tree: ast.Module) -> bool:
+    """Code that works on whatever device its caller uses: a parameter named for a device, or a tensor's or a
+    module's `.device` read."""
+    for node in ast.walk(tree):
+        if isinstance(node, FUNCTIONS) and any(
+                DEVICE_SETTING.match(arg.arg) for arg in (*node.args.args, *node.args.kwonlyargs)):
+            return True
+        if isinstance(node, ast.Attribute) and node.attr == "device" and isinstance(node.ctx, ast.Load):
+            return True
+    return False
+
+
+def package_runs_elsewhere(path: Path | None) -> bool:
+    """Whether a library module is run by a program that shows it runs elsewhere (`runs_elsewhere`): some other
+    `.py` file of its folder (the scripts beside a helper module), or, in a package, of the package's folders up to
+    the folder above it (where the scripts and the configuration that import it live), shows it."""
+    if path is None:
+        return False
+    folders = [path.parent]
+    while (folders[-1] / "__init__.py").is_file() and folders[-1].parent != folders[-1] and len(folders) < 6:
+        folders.append(folders[-1].parent)
+    try:
+        files = sorted(f for folder in folders for f in folder.iterdir() if f.suffix == ".py" and f.is_file()
+                       and f.resolve() != path.resolve() and f.stat().st_size <= _LARGEST)
+        key = tuple(f"{f.resolve()}:{f.stat().st_mtime_ns}" for f in files)
+    except OSError:
+        return False
+    if key not in _PACKAGES:
+        _PACKAGES[key] = False
+        for file in files:
+            tree = _read(file)
+            if tree is not None and runs_elsewhere(tree):
+                _PACKAGES[key] = True
+                break
+    return _PACKAGES[key]

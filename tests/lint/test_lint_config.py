@@ -11,7 +11,8 @@ import pytest
 from devicelab.lint import Configs, lint_paths, load_config, main
 
 ROOT = Path(__file__).resolve().parents[2]
-BOTH = "import torch\nx = torch.zeros(3)\nx.to('cuda')\nstate = torch.load('ckpt.pt')\n"  # DL101 and DL701
+BOTH = ("import torch\nx = torch.zeros(3)\nx.to('cuda')\nstate = torch.load('ckpt.pt')\n"  # DL101 and DL701
+        "device = 'cuda' if torch.cuda.is_available() else 'cpu'\n")
 
 
 def project(folder: Path, table: str | None, files: list[str]) -> Path:

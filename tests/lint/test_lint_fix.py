@@ -34,6 +34,7 @@ scaler = torch.cuda.amp.GradScaler(init_scale=1024.0)
 with torch.cuda.amp.autocast(dtype=torch.float16):
     pass
 legacy = torch.cuda.amp.GradScaler(1024.0)
+device = "cuda" if torch.cuda.is_available() else "cpu"
 '''
 AFTER = '''import torch
 import torch.nn as nn
@@ -59,6 +60,7 @@ scaler = torch.amp.GradScaler("cuda", init_scale=1024.0)
 with torch.amp.autocast("cuda", dtype=torch.float16):
     pass
 legacy = torch.cuda.amp.GradScaler(1024.0)
+device = "cuda" if torch.cuda.is_available() else "cpu"
 '''
 
 
@@ -85,7 +87,8 @@ def test_diff_shows_the_fixes_and_changes_nothing(tmp_path: Path, capsys) -> Non
 def test_fix_in_a_notebook_changes_the_cell_and_keeps_the_rest(tmp_path: Path) -> None:
     cells = [{"cell_type": "markdown", "metadata": {}, "source": ["# Resume\n"]},
              {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
-              "source": ["import torch\n", "%matplotlib inline"]},
+              "source": ["import torch\n", "device = 'cuda' if torch.cuda.is_available() else 'cpu'\n",
+                         "%matplotlib inline"]},
              {"cell_type": "code", "metadata": {"tags": ["keep"]}, "outputs": [], "execution_count": None,
               "source": ["state = torch.load('w.pt')  # the weights\n", "print(state)"]}]
     notebook = tmp_path / "resume.ipynb"

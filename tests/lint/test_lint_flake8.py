@@ -33,7 +33,8 @@ def test_the_entry_point_is_declared_in_pyproject() -> None:
 def test_flake8_runs_the_plugin(tmp_path: Path) -> None:
     pytest.importorskip("flake8")
     script = tmp_path / "resume.py"
-    script.write_text("import torch\nstate = torch.load('a.pt')\nother = torch.load('b.pt')  # noqa: DL701\n")
+    script.write_text("import torch\nstate = torch.load('a.pt')\nother = torch.load('b.pt')  # noqa: DL701\n"
+                      "device = 'cuda' if torch.cuda.is_available() else 'cpu'\n")
     config = tmp_path / "setup.cfg"
     config.write_text("[flake8]\n")
     installed = any(e.value == "devicelab.lint.flake8_plugin:Plugin"

@@ -8,6 +8,10 @@ import pytest
 from devicelab.lint import lint_text
 
 HEAD = "import io\nimport torch\nimport torch.nn as nn\nfrom torch.utils import model_zoo\n"
+# DL701 speaks only where the program shows it runs where the checkpoint's GPU may be absent: a CPU fallback
+ANY_MACHINE = "device = 'cuda' if torch.cuda.is_available() else 'cpu'\n"
+# ... or `map_location` given to another load (which asks for no device: code written for CUDA stays so)
+MOVES_CHECKPOINTS = "weights = torch.load('weights.pt', map_location='cpu')\n"
 
 
 def codes(body: str) -> list[str]:
@@ -30,7 +34,7 @@ def codes(body: str) -> list[str]:
     "url = 'https://example.org/weights.pt'\nstate = torch.load(os.path.basename(url))\n",
 ])
 def test_dl701_leaves_alone_a_checkpoint_whose_origin_the_file_shows(body: str) -> None:
-    assert "DL701" not in codes(body)
+    assert "DL701" not in codes(ANY_MACHINE + body)
 
 
 @pytest.mark.parametrize("body", [
@@ -43,7 +47,7 @@ def test_dl701_leaves_alone_a_checkpoint_whose_origin_the_file_shows(body: str) 
     "def save(m, path):\n    torch.save(m.state_dict(), path)\n\n\ndef load(path):\n    return torch.load(path)\n",
 ])
 def test_dl701_still_flags_a_checkpoint_from_elsewhere(body: str) -> None:
-    assert codes(body) == ["DL701"]
+    assert codes(ANY_MACHINE + body) == ["DL701"]
 
 
 MODEL = """
@@ -143,7 +147,7 @@ def test_dl103_leaves_alone_a_script_that_picks_a_gpu_by_number() -> None:
     "best = 'best_{}.pth'.format(args.name)\nextract(model, best)\n",
 ])
 def test_dl701_leaves_alone_code_written_for_cuda_and_checkpoints_it_saved(body: str) -> None:
-    assert "DL701" not in codes(body)
+    assert "DL701" not in codes(MOVES_CHECKPOINTS + body)
 
 
 @pytest.mark.parametrize("body", [
@@ -159,12 +163,14 @@ def test_dl701_leaves_alone_code_written_for_cuda_and_checkpoints_it_saved(body:
     "best = 'best_{}.pth'.format(args.name)\nextract(model, best)\nfinetune(model)\n",
 ])
 def test_dl701_still_flags_a_load_that_may_run_without_cuda(body: str) -> None:
-    assert codes(body) == ["DL701"]
+    assert codes(ANY_MACHINE + body) == ["DL701"]
 
 
 def test_dl701_leaves_alone_a_load_in_a_folder_written_for_cuda(tmp_path) -> None:
     (tmp_path / "train.py").write_text(CUDA_SCRIPT)
-    (tmp_path / "utils.py").write_text("import torch\n\n\ndef restore(path):\n    return torch.load(path)\n")
+    (tmp_path / "utils.py").write_text("import torch\n\n\ndef restore(path):\n    return torch.load(path)\n\n\n"
+                                       "def restore_to(path, where):\n"
+                                       "    return torch.load(path, map_location=where)\n")
     assert file_codes(tmp_path / "utils.py") == []
     (tmp_path / "demo.py").write_text(ASKING_SCRIPT)
     assert file_codes(tmp_path / "utils.py") == ["DL701"]
@@ -449,7 +455,7 @@ def test_dl105_leaves_alone_branches_that_move_the_same_tensors(body: str) -> No
     "def load(path):\n    assert torch.cuda.is_available()\n    return torch.load(path)\n",
 ])
 def test_dl701_leaves_alone_code_that_demands_cuda(body: str) -> None:
-    assert "DL701" not in codes(body)
+    assert "DL701" not in codes(MOVES_CHECKPOINTS + body)
 
 
 @pytest.mark.parametrize("body", [
@@ -459,7 +465,7 @@ def test_dl701_leaves_alone_code_that_demands_cuda(body: str) -> None:
     "    torch.random.set_rng_state(state['cpu'])\n    torch.cuda.random.set_rng_state_all(state['cuda'])\n",
 ])
 def test_dl701_leaves_alone_a_load_that_holds_no_gpu_tensors(body: str) -> None:
-    assert "DL701" not in codes(body)
+    assert "DL701" not in codes(ANY_MACHINE + body)
 
 
 @pytest.mark.parametrize("body", [
@@ -469,7 +475,7 @@ def test_dl701_leaves_alone_a_load_that_holds_no_gpu_tensors(body: str) -> None:
     "    model.load_state_dict(state['model'])\n",  # RNG states beside a model's weights
 ])
 def test_dl701_still_flags_a_load_of_tensors_in_code_that_runs_without_cuda(body: str) -> None:
-    assert codes(body) == ["DL701"]
+    assert codes(ANY_MACHINE + body) == ["DL701"]
 
 
 # --- DL501: a value only logged; DL504: a function given CPU tensors; DL103: a CUDA extension's script -----------
@@ -503,3 +509,38 @@ def test_dl103_leaves_alone_the_script_of_a_cuda_extension(tmp_path, beside: str
         (tmp_path / "src").mkdir()
         (tmp_path / "src" / "kernel.cu").write_text("__global__ void k() {}\n")
     assert file_codes(tmp_path / "test.py") == []
+
+
+# --- DL701: only where the program shows it runs where the checkpoint's GPU may be absent -----------------------
+
+GPU_ONLY = "model = nn.Linear(2, 2)\nmodel.load_state_dict(torch.load('best.pt'))\nmodel.to('cuda')\n"
+
+
+@pytest.mark.parametrize(("head", "flagged"), [
+    ("", False),  # nothing says where it runs: a GPU machine like the one that trained it, for all the file shows
+    ("device = 'cuda' if torch.cuda.is_available() else 'cpu'\n", True),  # a CPU fallback
+    ("device = torch.device('cuda') if args.use_gpu else torch.device('cpu')\n", True),  # a setting: GPU off
+    ("parser.add_argument('--device', default='cpu')\n", True),  # an option
+    ("other = torch.load('other.pt', map_location='cpu')\n", True),  # map_location given elsewhere
+    ("torch.backends.cudnn.benchmark = True\n", False),  # about CUDA, not about another machine
+    ("print(model.to('cpu'))\n", False),  # a result moved off the GPU: not a machine without one
+])
+def test_dl701_speaks_only_where_the_program_runs_without_the_gpu(head: str, flagged: bool) -> None:
+    assert ("DL701" in codes(head + GPU_ONLY)) is flagged
+
+
+LIBRARY = "def restore(model, path):\n    model.load_state_dict(torch.load(path))\n    return model\n"
+
+
+def test_dl701_flags_a_library_module_that_follows_its_callers_device(tmp_path) -> None:
+    assert codes(LIBRARY) == []  # a helper that says nothing about devices: unknown
+    follows = LIBRARY + "\n\ndef to_model(model, x):\n    return x.to(next(model.parameters()).device)\n"
+    assert codes(follows) == ["DL701"]
+    assert codes(follows + "\n\nif __name__ == '__main__':\n    restore(nn.Linear(2, 2), 'w.pt')\n") == []  # a script
+    package = tmp_path / "project" / "lib"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "restore.py").write_text(HEAD + LIBRARY)
+    assert file_codes(package / "restore.py") == []
+    (tmp_path / "project" / "config.py").write_text(HEAD + "use_gpu = True\n")  # the scripts' setting
+    assert file_codes(package / "restore.py") == ["DL701"]

@@ -10,7 +10,8 @@ import pytest
 
 from devicelab.lint import Config, lint_file, main
 
-LOAD = "import torch\nstate = torch.load('ckpt.pt')\n"
+# a program that may run on the CPU (DL701 speaks only then)
+LOAD = "import torch\nstate = torch.load('ckpt.pt')\ndevice = 'cuda' if torch.cuda.is_available() else 'cpu'\n"
 
 
 def notebook(path: Path, cells: object, **top: object) -> Path:
@@ -89,7 +90,7 @@ def test_a_declared_encoding_is_honoured_and_an_unknown_one_is_one_finding(tmp_p
                                   "files = !ls", "    %debug"])
 def test_ipython_help_magics_and_shell_lines_keep_the_cells_other_findings(tmp_path: Path, line: str) -> None:
     cell = f"import torch\nif True:\n{line if line.startswith(' ') else '    ' + line}\n{line.strip()}\n" \
-           "state = torch.load('ckpt.pt')\n"
+           "state = torch.load('ckpt.pt')\ndevice = 'cuda' if torch.cuda.is_available() else 'cpu'\n"
     path = notebook(tmp_path / "nb.ipynb", [code_cell(cell)])
     assert codes(path) == [(1, 5, "DL701")]
 
@@ -109,7 +110,8 @@ def test_an_nbformat_3_notebook_is_read(tmp_path: Path) -> None:
     path = tmp_path / "old.ipynb"
     path.write_text(json.dumps({"nbformat": 3, "nbformat_minor": 0, "metadata": {}, "worksheets": [{"cells": [
         {"cell_type": "heading", "level": 1, "source": ["Old"]},
-        {"cell_type": "code", "language": "python", "input": ["import torch\n", "torch.load('a.pt')"],
+        {"cell_type": "code", "language": "python", "input": ["import torch\n", "torch.load('a.pt')\n",
+                                                           "device = 'cuda' if torch.cuda.is_available() else 'cpu'"],
          "outputs": []},
     ]}]}), encoding="utf-8")
     assert codes(path) == [(2, 2, "DL701")]

@@ -42,7 +42,8 @@ def test_every_rule_has_a_positive_fixture_and_both_languages() -> None:
 
 NOTEBOOK_CELLS = [
     ("markdown", "# My experiment"),
-    ("code", "%pip install timm\nimport torch\nimport torch.nn as nn"),
+    ("code", "%pip install timm\nimport torch\nimport torch.nn as nn\n"
+             "device = 'cuda' if torch.cuda.is_available() else 'cpu'"),
     ("code", "class Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
              "        self.fc = nn.Linear(4, 2)\n\n    def forward(self, x):\n"
              "        return self.fc(x + torch.randn(x.shape[0], 4))"),
@@ -68,7 +69,9 @@ def test_a_notebook_is_read_cell_by_cell_with_aliases_from_earlier_cells(tmp_pat
 
 
 def test_a_broken_cell_does_not_hide_the_others() -> None:
-    source = cells_source([(1, "import torch"), (2, "def broken(:\n    pass"), (3, "torch.load('x.pt')")])
+    source = cells_source([(1, "import torch\ndevice = 'cuda' if torch.cuda.is_available() else 'cpu'"),
+                           (2, "def broken(:\n    pass"),
+                           (3, "torch.load('x.pt')")])
     found = lint_source(source, "nb.ipynb")
     assert [(p.cell, p.line, p.code) for p in found] == [(2, 1, "DL000"), (3, 1, "DL701")]  # the broken one named
     assert "does not parse as Python" in found[0].message("en") and "Python 语法" in found[0].message("zh")
@@ -76,12 +79,13 @@ def test_a_broken_cell_does_not_hide_the_others() -> None:
 
 def test_noqa_silences_the_codes_it_names_and_only_those() -> None:
     code = ("import torch\ntorch.load('a.pt')  # noqa: DL701\ntorch.load('b.pt')  # noqa: DL102\n"
-            "torch.load('c')  # noqa\n")
+            "torch.load('c')  # noqa\ndevice = 'cuda' if torch.cuda.is_available() else 'cpu'\n")
     assert [p.line for p in lint_text(code)] == [3]
 
 
 def test_select_and_ignore_from_pyproject() -> None:
-    code = "import torch\nx = torch.zeros(3)\nx.to('cuda')\ntorch.load('a.pt')\n"
+    code = "import torch\nx = torch.zeros(3)\nx.to('cuda')\ntorch.load('a.pt')\n"\
+           "device = 'cuda' if torch.cuda.is_available() else 'cpu'\n"
     assert {p.code for p in lint_text(code)} == {"DL101", "DL701"}
     only_07 = config_from_toml('[tool.devicelab.lint]\nselect = ["DL7"]\n')
     assert {p.code for p in lint_text(code, config=only_07)} == {"DL701"}
@@ -93,7 +97,9 @@ def test_select_and_ignore_from_pyproject() -> None:
 
 def test_the_command_line_text_json_languages_and_exit_status(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     script = tmp_path / "train.py"
-    script.write_text("import torch\nstate = torch.load('ckpt.pt')\n", encoding="utf-8")
+    script.write_text("import torch\nstate = torch.load('ckpt.pt')\n"
+                      "device = 'cuda' if torch.cuda.is_available() else 'cpu'\n",
+                      encoding="utf-8")
     assert main([str(script), "--config", "/dev/null", "--lang", "en"]) == 1
     line = capsys.readouterr().out.strip()
     assert line.startswith(f"{script}:2:9 DL701 torch.load without map_location")

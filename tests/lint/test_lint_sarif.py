@@ -17,7 +17,8 @@ def sarif(capsys: pytest.CaptureFixture, *args: str) -> dict:
 
 def test_sarif_output_is_one_run_with_the_rules_and_each_finding_placed(tmp_path: Path, capsys) -> None:
     script = tmp_path / "train.py"
-    script.write_text("import torch\nx = torch.zeros(3)\nx.to('cuda')\nstate = torch.load('ckpt.pt')\n",
+    script.write_text("import torch\nx = torch.zeros(3)\nx.to('cuda')\nstate = torch.load('ckpt.pt')\n"
+                      "device = 'cuda' if torch.cuda.is_available() else 'cpu'\n",
                       encoding="utf-8")
     (tmp_path / "broken.py").write_text("import torch\ndef f(:\n", encoding="utf-8")
     log = sarif(capsys, str(tmp_path), "--lang", "en")
@@ -49,7 +50,8 @@ def test_sarif_in_chinese_names_a_notebook_cell_and_a_relative_path(tmp_path: Pa
     monkeypatch.chdir(tmp_path)
     (tmp_path / "my nb.ipynb").write_text(json.dumps({"cells": [
         {"cell_type": "markdown", "source": "# notes", "metadata": {}},
-        {"cell_type": "code", "source": "import torch\nstate = torch.load('c.pt')", "metadata": {}, "outputs": [],
+        {"cell_type": "code", "source": "import torch\nstate = torch.load('c.pt')\n"
+                   "device = 'cuda' if torch.cuda.is_available() else 'cpu'", "metadata": {}, "outputs": [],
          "execution_count": None}], "nbformat": 4, "nbformat_minor": 5, "metadata": {}}), encoding="utf-8")
     log = sarif(capsys, "my nb.ipynb", "--lang", "zh")
     [result] = log["runs"][0]["results"]

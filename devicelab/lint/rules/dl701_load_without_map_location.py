@@ -1,5 +1,10 @@
 """DL701: `torch.load` without `map_location` (chapter 07).
 
+Flagged only where the program that loads shows that it runs where the checkpoint's GPU may be absent
+(machines.py, `runs_elsewhere`: a CPU fallback, a device test, a device option or setting, a distributed process
+group, `map_location` given elsewhere; or a library module that follows its caller's device, or whose folder or
+package shows it); elsewhere the machine it runs on is unknown and nothing is said.
+
 Not flagged: a second positional argument or `**kwargs` (either may be the map_location); a checkpoint whose
 origin the file shows (saved by the same file before, saved by it as CPU tensors, an in-memory buffer, a download
 of published weights: checkpoints.py); a load in code written for CUDA (machines.py): the function that loads
@@ -22,7 +27,11 @@ from ..machines import (
     bare_cuda,
     demands_cuda,
     folder_written_for_cuda,
+    follows_devices,
     function_commits_to_cuda,
+    is_library,
+    package_runs_elsewhere,
+    runs_elsewhere,
 )
 from ..tree import has_double_star, keyword, scope_walk
 from .base import Check
@@ -50,12 +59,24 @@ class LoadWithoutMapLocation(Check):
         self._demands: bool | None = None  # the module stops at its top level without CUDA
         self._sets_rng: bool | None = None  # the file sets random-number-generator states somewhere
         self._loads: dict[int, dict[str, list[ast.Name]]] = {}  # scope -> name -> where it is read
+        self._elsewhere: bool | None = None  # the program shows that it runs where the GPU may be absent
 
     def call(self, walker: Walker, call: ast.Call, name: str | None, stmt: ast.stmt) -> None:
         if name == "torch.load" and keyword(call, "map_location") is None and len(call.args) < 2 and not (
                 has_double_star(call)) and not self.a.checkpoints().known(call) and not (
-                self.written_for_cuda(call)) and not self.holds_no_tensors(call, stmt):
+                self.written_for_cuda(call)) and not self.holds_no_tensors(call, stmt) and self.runs_elsewhere():
             self.a.add(self.code, call, {"kind": "map_location"})
+
+    def runs_elsewhere(self) -> bool:
+        """The program that loads shows that it runs where the checkpoint's GPU may be absent (machines.py): in the
+        file itself (a CPU fallback, a device option or setting, a device test, `map_location` elsewhere); or the
+        file is a library module that follows its caller's device (a `device` parameter, `x.device`), or a module
+        of a package whose scripts or configuration show it. Otherwise the machine it runs on is unknown."""
+        if self._elsewhere is None:
+            a = self.a
+            self._elsewhere = runs_elsewhere(a.tree) or (a.path is None or a.path.suffix != ".ipynb") and is_library(
+                a.tree) and (follows_devices(a.tree) or package_runs_elsewhere(a.path))
+        return self._elsewhere
 
     def holds_no_tensors(self, call: ast.Call, stmt: ast.stmt) -> bool:
         """What is loaded cannot hold GPU tensors: handed straight to a scheduler's or a GradScaler's

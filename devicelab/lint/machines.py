@@ -360,3 +360,208 @@ def package_runs_elsewhere(path: Path | None) -> bool:
                 _PACKAGES[key] = True
                 break
     return _PACKAGES[key]
+
+
+# ------------------------------------------------------------------------------------------------ models moved
+# What DL501 needs before it speaks: the model whose forward builds a CPU tensor really runs on an accelerator.
+# The evidence is a move of an instance of the class, or of a model built from it: `Net().cuda()`,
+# `model = Net(...)` then `model.to(device)` (any device but the CPU), in the file or in another `.py` file of its
+# folder, its package, or the folder above (the scripts that train it). A class built inside a moved class (`self.
+# block = Block(...)`) moves with it. A script that moves its model (`model.cuda()`) runs every model class it
+# defines on the device. Without such evidence the model may never leave the CPU, and DL501 says nothing.
+
+_MOVES: dict[tuple[str, ...], tuple[frozenset[str], dict[str, frozenset[str]]]] = {}
+DTYPE_WORDS = frozenset({"float", "double", "half", "bfloat16", "float16", "float32", "float64", "int", "long",
+                         "int64", "int32", "bool", "uint8", "complex64"})
+
+
+def _callee(node: ast.AST) -> str | None:
+    """`Net` for `Net(...)` or `models.Net(...)`; through wrappers (`nn.DataParallel(Net())`)."""
+    while isinstance(node, ast.Call):
+        func = node.func
+        name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+        if name in ("DataParallel", "DistributedDataParallel", "compile") and node.args:
+            node = node.args[0]
+            continue
+        return name
+    return None
+
+
+def _moves_to_device(call: ast.Call) -> bool:
+    """`.cuda(...)`, or `.to(x)` where x may be a GPU (not the CPU, not a dtype)."""
+    func = call.func
+    if not isinstance(func, ast.Attribute):
+        return False
+    if func.attr == "cuda":
+        return not (isinstance(func.value, ast.Name) and func.value.id == "torch")
+    if func.attr != "to" or not (call.args or keyword(call, "device") is not None):
+        return False
+    where = keyword(call, "device") or call.args[0]
+    if _device_constant(where):
+        return False
+    return not (isinstance(where, ast.Attribute) and where.attr in DTYPE_WORDS)
+
+
+def moves_in(tree: ast.AST) -> tuple[frozenset[str], dict[str, frozenset[str]], bool]:
+    """(the names of the classes this code moves to a device, what each class of it builds (`self.x = Block()`),
+    whether it moves a model whose class it cannot name)."""
+    bound: dict[str, set[str]] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+            name = _callee(node.value)
+            if name is None and isinstance(node.value, ast.Call) and _moves_to_device(node.value):
+                name = _callee(node.value.func.value)  # model = Net().to(device): counted below as well
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                if isinstance(target, (ast.Name, ast.Attribute)) and name:
+                    bound.setdefault(ast.unparse(target), set()).add(name)
+    moved: set[str] = set()
+    unnamed = False
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and _moves_to_device(node):
+            receiver = node.func.value  # type: ignore[attr-defined]
+            if isinstance(receiver, ast.Call):
+                name = _callee(receiver)
+                if name and name[:1].isupper():
+                    moved.add(name)
+            elif isinstance(receiver, (ast.Name, ast.Attribute)):
+                names = {name for name in bound.get(ast.unparse(receiver), set()) if name[:1].isupper()}
+                moved |= names
+                text = ast.unparse(receiver).lower()
+                if not names and ("model" in text or text.rsplit(".", 1)[-1] in ("net", "network")):
+                    unnamed = True  # model = build_model(cfg); model.cuda()
+    builds: dict[str, frozenset[str]] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef):
+            builds[node.name] = frozenset(name for call in ast.walk(node) if isinstance(call, ast.Call)
+                                          and (name := _callee(call)) and name[:1].isupper())
+    return frozenset(moved), builds, unnamed
+
+
+def classes_on_device(tree: ast.Module, path: Path | None) -> set[str]:
+    """The classes of `tree` that run on a device: moved (see above) here or in the project's files near it, or
+    built inside a class that is; every class of a script that moves a model whose class it does not name."""
+    moved, builds, unnamed = moves_in(tree)
+    found, contains = set(moved), {k: set(v) for k, v in builds.items()}
+    own = {node.name for node in tree.body if isinstance(node, ast.ClassDef)} | set(builds)
+    if unnamed and not is_library(tree):
+        found |= own
+    for other_moved, other_builds in _project_moves(path):
+        found |= other_moved
+        for name, built in other_builds.items():
+            contains.setdefault(name, set()).update(built)
+    changed = True
+    while changed:
+        changed = False
+        for name in list(found):
+            new = contains.get(name, set()) - found
+            if new:
+                found |= new
+                changed = True
+    return found & own
+
+
+def _project_moves(path: Path | None) -> list[tuple[frozenset[str], dict[str, frozenset[str]]]]:
+    if path is None:
+        return []
+    folders = [path.parent]
+    while (folders[-1] / "__init__.py").is_file() and folders[-1].parent != folders[-1] and len(folders) < 6:
+        folders.append(folders[-1].parent)
+    if folders[-1].parent != folders[-1] and len(folders) < 6:
+        folders.append(folders[-1].parent)
+    out = []
+    for folder in folders:
+        try:
+            files = sorted((f.name, f.stat().st_mtime_ns) for f in folder.iterdir() if f.suffix in (".py", ".ipynb")
+                           and f.is_file() and f.stat().st_size <= _LARGEST)
+        except OSError:
+            continue
+        key = (str(folder.resolve()), *(f"{n}:{t}" for n, t in files))
+        if key not in _MOVES:
+            all_moved: set[str] = set()
+            all_builds: dict[str, frozenset[str]] = {}
+            for name, _ in files:
+                tree = _read(folder / name)
+                if tree is None:
+                    continue
+                moved, builds, _ = moves_in(tree)
+                all_moved |= moved
+                all_builds.update(builds)
+            _MOVES[key] = (frozenset(all_moved), all_builds)
+        out.append(_MOVES[key])
+    return out
+
+
+# ------------------------------------------------------------------------------------------------ CPU machines
+# What DL103 needs before it speaks: a script that calls `.cuda()` without asking is a mistake only where the
+# project means its scripts to run on machines without a GPU too. The evidence is the script's neighbours: the
+# other files of its folder (a script alone in its folder: with the folder above) that run on the CPU (and never
+# call a bare `.cuda()` unconditionally, at the top level or in a function's own body; a CUDA check that does not
+# stop them, the CPU chosen as a device, a `--cpu`/`--no-cuda` option or a `use_cuda` switch,
+# Hugging Face Accelerate, which falls back to the CPU) are at least as many as those that call `.cuda()` without
+# any of this. Fewer, or none: the folder is written for GPU machines, or nothing says; DL103 says nothing.
+
+_CPU_FOLDERS: dict[tuple[str, ...], tuple[int, int]] = {}
+CPU_SWITCH = re.compile(r"^(use_|no_|with_)(cuda|gpu)$", re.IGNORECASE)
+
+
+def runs_on_cpu(tree: ast.AST) -> bool:
+    """Whether code shows it runs on a machine without a GPU (see above)."""
+    parents = _parents(tree)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute):
+            if node.attr in ("is_available", "device_count") and isinstance(parents.get(id(node)), ast.Call) and (
+                    not _in_demand(parents[id(node)], parents)):
+                return True
+            if CPU_SWITCH.match(node.attr) or node.attr == "cpu" and not isinstance(parents.get(id(node)), ast.Call):
+                return True  # args.use_cuda, args.cpu
+        elif isinstance(node, ast.Name):
+            if CPU_SWITCH.match(node.id) or node.id == "Accelerator":
+                return True
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            text = node.value.lower()
+            if text.startswith("--") and text.strip("-").replace("_", "-") in ("cpu", "no-cuda", "no-gpu", "use-cpu"):
+                return True
+            holder = parents.get(id(node))
+            if _device_constant(node) and not (isinstance(holder, ast.keyword) and holder.arg == "map_location") and (
+                    _cpu_as_device(node, parents)):
+                return True
+    return False
+
+
+def commits_to_cuda(tree: ast.Module) -> bool:
+    """A bare `.cuda()` that always runs: at the top level, or in a function's own body (not under an `if`)."""
+    return function_commits_to_cuda(tree.body) or any(
+        function_commits_to_cuda(node.body) for node in ast.walk(tree) if isinstance(node, FUNCTIONS))
+
+
+def neighbours_run_on_cpu(path: Path | None) -> bool:
+    """The other files of the folder of `path` that run on the CPU are at least as many as those written for CUDA
+    (a bare `.cuda()` and no sign of the CPU), and there is one."""
+    if path is None:
+        return False
+    cpu, cuda = _cpu_state(path.parent, path)
+    if cpu + cuda == 0 and path.parent.parent != path.parent:
+        cpu, cuda = _cpu_state(path.parent.parent, path)
+    return cpu > 0 and cpu >= cuda
+
+
+def _cpu_state(folder: Path, path: Path) -> tuple[int, int]:
+    try:
+        files = sorted((f.name, f.stat().st_mtime_ns) for f in folder.iterdir() if f.suffix in (".py", ".ipynb")
+                       and f.is_file() and f.stat().st_size <= _LARGEST and f.resolve() != path.resolve())
+    except OSError:
+        return 0, 0
+    key = (str(folder.resolve()), *(f"{n}:{t}" for n, t in files))
+    if key not in _CPU_FOLDERS:
+        cpu = cuda = 0
+        for name, _ in files:
+            tree = _read(folder / name)
+            if tree is None:
+                continue
+            if runs_on_cpu(tree) and not commits_to_cuda(tree):
+                cpu += 1
+            elif any(isinstance(node, ast.Call) and bare_cuda(node) for node in ast.walk(tree)):
+                cuda += 1
+        _CPU_FOLDERS[key] = (cpu, cuda)
+    return _CPU_FOLDERS[key]

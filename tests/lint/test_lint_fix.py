@@ -35,6 +35,7 @@ with torch.cuda.amp.autocast(dtype=torch.float16):
     pass
 legacy = torch.cuda.amp.GradScaler(1024.0)
 device = "cuda" if torch.cuda.is_available() else "cpu"
+model = Net().to(device)
 '''
 AFTER = '''import torch
 import torch.nn as nn
@@ -61,6 +62,7 @@ with torch.amp.autocast("cuda", dtype=torch.float16):
     pass
 legacy = torch.cuda.amp.GradScaler(1024.0)
 device = "cuda" if torch.cuda.is_available() else "cpu"
+model = Net().to(device)
 '''
 
 

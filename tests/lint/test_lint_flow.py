@@ -177,9 +177,14 @@ def test_dl103_leaves_alone(body: str) -> None:
     assert codes(body) == []
 
 
-def test_dl103_is_said_once_per_file_and_at_each_cuda_only_load() -> None:
+def test_dl103_is_said_once_per_file_and_at_each_cuda_only_load(tmp_path) -> None:
+    from devicelab.lint import lint_file
+
     body = "model = nn.Linear(2, 2).cuda()\nx = torch.randn(2).cuda()\na = torch.load('a.pt', map_location='cuda')\n"
-    assert [(p.line, p.code) for p in lint_text(HEAD + body)] == [(6, "DL103"), (8, "DL103")]
+    (tmp_path / "train.py").write_text(HEAD + body)
+    # a script beside it runs on machines without a GPU: so is this one meant to
+    (tmp_path / "demo.py").write_text("import torch\ndevice = 'cuda' if torch.cuda.is_available() else 'cpu'\n")
+    assert [(p.line, p.code) for p in lint_file(tmp_path / "train.py")] == [(6, "DL103"), (8, "DL103")]
 
 
 @pytest.mark.parametrize("body", [

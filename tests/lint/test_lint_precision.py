@@ -59,6 +59,9 @@ class Net(nn.Module):
     def forward(self, x):
 {body}
         return self.fc(x)
+
+
+model = Net().to(device)
 """
 
 
@@ -118,6 +121,7 @@ def test_dl103_still_flags_a_lone_script_and_one_whose_neighbours_ask_for_a_devi
     lone.mkdir()
     mixed.mkdir()
     (lone / "train.py").write_text(CUDA_SCRIPT)
+    (lone / "demo.py").write_text(ASKING_SCRIPT)  # the project's scripts run on machines without a GPU
     assert file_codes(lone / "train.py") == ["DL103"]
     (mixed / "train.py").write_text(CUDA_SCRIPT)
     (mixed / "evaluate.py").write_text(CUDA_SCRIPT)
@@ -283,7 +287,8 @@ def test_dl501_leaves_alone_a_comparison_with_a_plain_parameter() -> None:
             "    return [layer for layer, d in zip(layers, drop) if not d]\n\n\n"
             "class Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
             "        self.layers = nn.ModuleList([nn.Linear(4, 4)])\n\n    def forward(self, x):\n"
-            "        for layer in dropout_layers(self.layers, 0.1):\n            x = layer(x)\n        return x\n")
+            "        for layer in dropout_layers(self.layers, 0.1):\n            x = layer(x)\n        return x\n\n\n"
+            "model = Net().to(device)\n")
     assert codes(body) == []
     assert codes(body.replace("< p", "< x_ref").replace("(layers, p)", "(layers, x_ref)").replace(
         "return [layer", "x_ref.view(-1)\n    return [layer")) == ["DL501"]
@@ -340,6 +345,9 @@ class Decoder({base}):
     def forward(self, x):
         pad = torch.zeros(2, x.shape[1])
         return torch.cat([x, pad])
+
+
+model = Decoder().to(device)
 """
 
 
@@ -366,6 +374,9 @@ class Attention(nn.Module):
     def forward(self, x, mask):
         mask = Attention.pad(mask, 2)
         return self.fc(x) * mask.sum()
+
+
+model = Attention().to(device)
 """
 
 
@@ -502,6 +513,7 @@ def test_dl504_a_function_that_calls_numpy_on_a_parameter_is_given_cpu_tensors(s
 @pytest.mark.parametrize("beside", ["setup", "sources"])
 def test_dl103_leaves_alone_the_script_of_a_cuda_extension(tmp_path, beside: str) -> None:
     (tmp_path / "test.py").write_text(CUDA_SCRIPT)
+    (tmp_path / "demo.py").write_text(ASKING_SCRIPT)  # the project's scripts run on machines without a GPU
     assert file_codes(tmp_path / "test.py") == ["DL103"]
     if beside == "setup":
         (tmp_path / "setup.py").write_text("from torch.utils.cpp_extension import CUDAExtension\n")
@@ -544,3 +556,67 @@ def test_dl701_flags_a_library_module_that_follows_its_callers_device(tmp_path) 
     assert file_codes(package / "restore.py") == []
     (tmp_path / "project" / "config.py").write_text(HEAD + "use_gpu = True\n")  # the scripts' setting
     assert file_codes(package / "restore.py") == ["DL701"]
+
+
+# --- DL103 only where the project runs on machines without a GPU; DL501 only on a model that is moved ------------
+
+def test_dl103_leaves_alone_a_script_whose_neighbours_say_nothing_of_a_cpu(tmp_path) -> None:
+    (tmp_path / "train.py").write_text(CUDA_SCRIPT)
+    assert file_codes(tmp_path / "train.py") == []  # alone: nothing says the project runs without a GPU
+    (tmp_path / "demo.py").write_text(ASKING_SCRIPT)
+    assert file_codes(tmp_path / "train.py") == ["DL103"]
+    (tmp_path / "evaluate.py").write_text(CUDA_SCRIPT.replace("print(", "model.eval()\nprint("))
+    (tmp_path / "export.py").write_text(CUDA_SCRIPT.replace("print(", "model.train()\nprint("))
+    assert file_codes(tmp_path / "train.py") == []  # most of its neighbours are written for the GPU
+
+
+def test_dl103_a_neighbour_that_asks_but_always_calls_cuda_is_written_for_the_gpu(tmp_path) -> None:
+    (tmp_path / "train.py").write_text(CUDA_SCRIPT)
+    (tmp_path / "knn.py").write_text("import torch\n\n\ndef run(model, feats):\n    model.cuda()\n"
+                                     "    if args.use_cuda:\n        feats = feats.cuda()\n    return model(feats)\n")
+    assert file_codes(tmp_path / "train.py") == []
+    (tmp_path / "knn.py").write_text("import torch\n\n\ndef run(model, feats):\n"
+                                     "    if args.use_cuda:\n        feats = feats.cuda()\n    return model(feats)\n")
+    assert file_codes(tmp_path / "train.py") == ["DL103"]
+
+
+NEVER_MOVED = MODEL.replace("model = Net().to(device)", "model = Net()")
+
+
+def test_dl501_leaves_alone_a_model_never_moved_and_flags_it_once_moved() -> None:
+    body = "        x = x + torch.randn(x.shape[0], 4)"
+    assert codes(NEVER_MOVED.format(body=body)) == []
+    assert codes(NEVER_MOVED.format(body=body) + "model.cuda()\n") == ["DL501"]
+
+
+def test_dl501_follows_a_model_moved_by_a_script_beside_it_or_built_inside_a_moved_one(tmp_path) -> None:
+    (tmp_path / "layers.py").write_text(HEAD + MODEL.replace("model = Net().to(device)\n", "").format(
+        body="        x = x + torch.randn(x.shape[0], 4)"))
+    assert file_codes(tmp_path / "layers.py") == []
+    (tmp_path / "train.py").write_text("import torch\nfrom layers import Net\nmodel = Net().to(device)\n")
+    assert file_codes(tmp_path / "layers.py") == ["DL501"]
+    (tmp_path / "train.py").write_text("import torch\n\n\nclass Big(nn.Module):\n    def __init__(self):\n"
+                                       "        self.net = Net()\n\n\nmodel = Big()\nmodel.to(device)\n")
+    assert file_codes(tmp_path / "layers.py") == ["DL501"]
+    (tmp_path / "train.py").write_text("import torch\nmodel = Big()\nmodel.to(device)\n")
+    assert file_codes(tmp_path / "layers.py") == []
+
+
+@pytest.mark.parametrize("body", [
+    "noise = torch.randn(4)\nreturn noise",  # handed back: where it goes is not shown
+    "n = torch.arange(4) * 2\ntotal = n.sum()\nself.count = total",  # kept, never meets the model's tensors
+    "idx = torch.arange(x.shape[0])\nx = x[idx]",
+    "s = torch.ones(4) * x.shape[0] / x.size(1)\nself.scale = s",  # a shape is a number, not the input
+])
+def test_dl501_leaves_alone_a_factory_that_never_meets_the_model(body: str) -> None:
+    assert forward(body) == []
+
+
+@pytest.mark.parametrize("body", [
+    "h = torch.zeros(2, 4)\nx = self.fc(h) + x",  # given to a submodule
+    "m = torch.ones(4).bool()\nx = x.masked_fill(m, 0)",  # a method of the input given it
+    "t = torch.arange(4).float()\nx = torch.stack([x, t.expand_as(x)])",
+    "w = torch.rand(4)\nself.last = w[x.long()]",  # a CPU tensor indexed by one on the device
+])
+def test_dl501_flags_a_factory_that_meets_the_model(body: str) -> None:
+    assert forward(body) == ["DL501"]

@@ -48,7 +48,8 @@ NOTEBOOK_CELLS = [
              "        self.fc = nn.Linear(4, 2)\n\n    def forward(self, x):\n"
              "        return self.fc(x + torch.randn(x.shape[0], 4))"),
     ("markdown", "Now load the weights"),
-    ("code", "!ls\nnet = Net()\nweights = torch.load('w.pt')\nx = torch.zeros(3)\nx.to('cuda')  # noqa: DL101"),
+    ("code", "!ls\nnet = Net().to(device)\nweights = torch.load('w.pt')\nx = torch.zeros(3)\n"
+             "x.to('cuda')  # noqa: DL101"),
     ("code", "with torch.cuda.amp.autocast():\n    pass"),
 ]
 

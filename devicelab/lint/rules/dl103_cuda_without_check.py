@@ -11,6 +11,10 @@ CUDA_VISIBLE_DEVICES, no distributed process group (a multi-GPU program expects 
 (`torch.cuda.set_device(1)`) (machines.py); and its folder is not written for CUDA throughout (another script or
 notebook of the folder calls `.cuda()` too, and none of them asks for a device: research code for GPU machines).
 
+Only in a project meant for machines without a GPU too: the other files of the script's folder that run on the
+CPU (and never call a bare `.cuda()` unconditionally) are at least as many as those written for the GPU, and there
+is one (machines.py, `neighbours_run_on_cpu`). A lone script says nothing of CPU machines, and is not flagged.
+
 Not flagged: modules of a library (only definitions at top level); a script beside a CUDA extension (`.cu` or `.cuh`
 files in its folder or a folder right under it, or a `setup.py` there that builds a `CUDAExtension`: its test or
 driver, and the extension exists only where CUDA is); `.to("cuda")` and `torch.device("cuda")`
@@ -21,7 +25,7 @@ from __future__ import annotations
 
 import ast
 
-from ..machines import asks_for_device, beside_cuda_sources, folder_written_for_cuda
+from ..machines import asks_for_device, beside_cuda_sources, folder_written_for_cuda, neighbours_run_on_cpu
 from ..tree import is_cuda_literal, keyword
 from .base import Check
 
@@ -38,7 +42,8 @@ class CudaWithoutCheck(Check):
         found = [(call, kind) for call in sorted(calls, key=lambda c: (c.lineno, c.col_offset))
                  if (kind := self.cuda_only(call))]
         if not found or not (self.runnable() or any(a.enclosing_function(call) is None for call, _ in found)) or (
-                self.checks_device()) or self.folder_written_for_cuda() or beside_cuda_sources(a.path):
+                self.checks_device()) or self.folder_written_for_cuda() or beside_cuda_sources(a.path) or (
+                not neighbours_run_on_cpu(a.path)):  # nothing says the project runs on machines without a GPU
             return
         first = next((call for call, kind in found if kind != "map_location"), None)
         for call, kind in found:

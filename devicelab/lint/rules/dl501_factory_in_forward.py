@@ -1,5 +1,11 @@
 """DL501: a tensor factory without `device=` in a model's forward, or in what forward calls (chapter 05).
 
+Only where the code shows the mistake: the model is moved to a device (an instance of the class, or of a class that
+builds it, in the file or in the project's files near it; machines.py, `classes_on_device`), and the factory's
+result meets forward's inputs or the model's tensors (arithmetic, a comparison, a torch function or a method given
+both, a submodule's input, indexed by one of them; a helper's result is followed to its callers). A model never
+moved, or a result that meets nothing of the model, is unknown and not flagged.
+
 Not flagged: a factory whose result goes to the device at once (`.to(x.device)`, `.type_as(x)`) or later (also
 through its methods: `t.float().to(device)`; not a bare `.cuda()` under `if x.is_cuda:`, which goes to the current
 GPU rather than x's), only indexes (`x[idx]`), is filled and returned, or only feeds
@@ -13,6 +19,7 @@ from __future__ import annotations
 
 import ast
 
+from ..machines import classes_on_device
 from ..tree import FUNCTIONS, has_double_star, is_literal_data, is_number, keyword
 from ..vocabulary import (
     FACTORIES,
@@ -46,12 +53,19 @@ class FactoryInForward(Check):
 
     def file(self) -> None:
         own, helpers = self.a.forward_reach()
+        on_device = classes_on_device(self.a.tree, self.a.path)
+        own = {cls: fns for cls, fns in own.items() if cls in on_device}  # a model never moved: unknown, silent
         for cls, fns in own.items():
             if not self._cpu_demo(cls):
                 self.check_factories(cls, fns)
+        reached = [fn for fns in own.values() for fn in fns]
+        helpers = [fn for fn in helpers if self._called_from(fn, reached + helpers)]
         if helpers:
-            reached = [fn for fns in own.values() for fn in fns]
             self.check_factories("", helpers, reached + helpers)
+
+    def _called_from(self, fn: ast.FunctionDef, callers: list[ast.FunctionDef]) -> bool:
+        return any(isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == fn.name
+                   for caller in callers if caller is not fn for node in self.a.walk(caller))
 
     def check_factories(self, cls: str, fns: list[ast.FunctionDef],
                         callers: list[ast.FunctionDef] | None = None) -> None:
@@ -89,6 +103,8 @@ class FactoryInForward(Check):
                 if self._moved_at_once(fn, node) or self._only_indexes(fn, node, parent, moved_names) or (
                         self._feeds_python_only(fn, node)):
                     continue
+                if not self._meets_model_tensor(fn, node, callers or fns):
+                    continue  # it never meets the inputs or the model's tensors here: no mismatch shown
                 fix = None
                 if input_name and short not in LEGACY_TYPES and short != "from_numpy":
                     fix = {"kind": "device", "input": input_name}
@@ -351,3 +367,128 @@ class FactoryInForward(Check):
                     node = grand
                     continue
             return False
+
+    # --- where the new tensor meets the model's tensors ------------------------------------------------------------
+
+    NUMBER_ATTRIBUTES = frozenset({"shape", "device", "dtype", "ndim", "is_cuda", "requires_grad", "training"})
+    NUMBER_METHODS = frozenset({"size", "dim", "numel", "item", "tolist", "get_device", "nelement", "stride"})
+    NUMBER_CALLS = frozenset({"len", "int", "float", "bool", "range", "str", "isinstance", "getattr", "hasattr"})
+    NO_MEETING = frozenset({"to", "type_as", "cuda", "cpu", "expand_as", "view_as", "reshape_as", "new_zeros",
+                            "new_ones", "new_empty", "new_full", "new_tensor", "size", "dim"})
+
+    def _meets_model_tensor(self, fn: ast.FunctionDef, call: ast.Call, callers: list[ast.FunctionDef],
+                            depth: int = 0) -> bool:
+        """Whether the factory's result (or a value computed from it) meets, in `fn`, a tensor that comes from
+        forward's inputs or the model (its parameters, its submodules' outputs): arithmetic or a comparison with
+        it, `cat`/`stack`/any torch function given both, a method of one given the other, a submodule given it,
+        indexing it with such a tensor. A result returned by a helper is followed to the helper's callers."""
+        derived = self._derived_names(fn)
+        carried: set[str] = set()
+
+        def carries(node: ast.AST) -> bool:
+            return any(n is call or isinstance(n, ast.Name) and n.id in carried and isinstance(n.ctx, ast.Load)
+                       for n in self._value_nodes(node))
+
+        def from_model(node: ast.AST) -> bool:
+            return any(isinstance(n, ast.Name) and n.id in derived and isinstance(n.ctx, ast.Load)
+                       or self._submodule_call(n) for n in self._value_nodes(node))
+
+        statements = sorted((n for n in self.a.walk(fn) if isinstance(n, (ast.Assign, ast.AnnAssign, ast.AugAssign))
+                             and n.value is not None), key=lambda n: (n.lineno, n.col_offset))
+        for _ in range(2):  # a loop's later turn
+            for stmt in statements:
+                targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+                names = {n.id for t in targets for n in ([*t.elts] if isinstance(t, (ast.Tuple, ast.List)) else [t])
+                         if isinstance(n, ast.Name)}
+                if carries(stmt.value):
+                    carried |= names
+                elif from_model(stmt.value):
+                    derived |= names
+        for node in self.a.walk(fn):
+            if isinstance(node, (ast.BinOp, ast.Compare)):
+                sides = [node.left, node.right] if isinstance(node, ast.BinOp) else [node.left, *node.comparators]
+                if any(carries(a) for a in sides) and any(from_model(b) and not carries(b) for b in sides):
+                    return True
+            elif isinstance(node, ast.Subscript) and carries(node.value) and from_model(node.slice):
+                return True
+            elif isinstance(node, ast.Call):
+                args = [*node.args, *(k.value for k in node.keywords)]
+                flat = [e for a in args for e in (a.elts if isinstance(a, (ast.List, ast.Tuple)) else [a])]
+                flat = [e.value if isinstance(e, ast.Starred) else e for e in flat]
+                func = node.func
+                if self._submodule_call(node) and any(carries(a) for a in flat):
+                    return True
+                if any(k.arg == "grad_outputs" and carries(k.value) for k in node.keywords):
+                    return True
+                if isinstance(func, ast.Attribute) and func.attr in self.NO_MEETING:
+                    continue
+                name = self.a.resolve(func) or ""
+                if name.startswith("torch.") and any(carries(a) for a in flat) and any(
+                        from_model(a) and not carries(a) for a in flat):
+                    return True
+                if isinstance(func, ast.Attribute) and not name.startswith("torch."):
+                    if from_model(func.value) and not carries(func.value) and any(carries(a) for a in flat):
+                        return True
+                    if carries(func.value) and any(from_model(a) and not carries(a) for a in flat):
+                        return True
+        if depth < 2 and fn.name != "forward" and any(
+                isinstance(n, ast.Return) and n.value is not None and carries(n.value) for n in self.a.walk(fn)):
+            for caller in callers:
+                for site in self.a.walk(caller):
+                    if isinstance(site, ast.Call) and site is not call and (
+                            isinstance(site.func, ast.Attribute) and site.func.attr == fn.name
+                            or isinstance(site.func, ast.Name) and site.func.id == fn.name) and (
+                            caller is not fn and self._meets_model_tensor(caller, site, callers, depth + 1)):
+                        return True
+        return False
+
+    def _value_nodes(self, node: ast.AST) -> list[ast.AST]:
+        """The nodes of an expression that give it its tensor value: not what only yields a Python number (a
+        shape, a size, `len(...)`), not a lambda or a nested function."""
+        out, stack = [], [node]
+        while stack:
+            current = stack.pop()
+            if isinstance(current, ast.Attribute) and current.attr in self.NUMBER_ATTRIBUTES:
+                continue
+            if isinstance(current, ast.Call) and (
+                    isinstance(current.func, ast.Attribute) and current.func.attr in self.NUMBER_METHODS
+                    or isinstance(current.func, ast.Name) and current.func.id in self.NUMBER_CALLS):
+                continue
+            if isinstance(current, (ast.Lambda, *FUNCTIONS)):
+                continue
+            out.append(current)
+            stack.extend(ast.iter_child_nodes(current))
+        return out
+
+    @staticmethod
+    def _submodule_call(node: ast.AST) -> bool:
+        """`self.fc(...)`, `self.blocks[i](...)`: a submodule of the model, on the model's device."""
+        if not isinstance(node, ast.Call):
+            return False
+        func = node.func
+        while isinstance(func, ast.Subscript):
+            func = func.value
+        return isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self" and (
+            func is not node.func or not func.attr.startswith("_"))
+
+    def _derived_names(self, fn: ast.FunctionDef) -> set[str]:
+        """The function's parameters that may be tensors (not `self`, not one with a number, string or None
+        default or such an annotation)."""
+        args = [*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs]
+        if args and args[0].arg in ("self", "cls") and not any(
+                isinstance(d, ast.Name) and d.id == "staticmethod" for d in fn.decorator_list):
+            args = args[1:]
+        positional = [*fn.args.posonlyargs, *fn.args.args]
+        defaults = dict(zip([a.arg for a in positional][len(positional) - len(fn.args.defaults):], fn.args.defaults))
+        defaults.update({a.arg: d for a, d in zip(fn.args.kwonlyargs, fn.args.kw_defaults) if d is not None})
+        out = set()
+        for arg in args:
+            default = defaults.get(arg.arg)
+            if isinstance(default, ast.Constant):
+                continue
+            if isinstance(arg.annotation, ast.Name) and arg.annotation.id in ("int", "float", "bool", "str"):
+                continue
+            out.add(arg.arg)
+        if fn.args.vararg:
+            out.add(fn.args.vararg.arg)
+        return out

@@ -48,9 +48,11 @@ def code(source: str) -> dict:
 
 
 def plant(base: dict, *, replace: dict[str, str] | None = None, after: dict[str, str] | None = None,
-          append: list[str] | None = None) -> dict:
-    """A copy of `base` with cells replaced (by a snippet they contain), inserted after a cell, or appended."""
+          append: list[str] | None = None, prepend: list[str] | None = None) -> dict:
+    """A copy of `base` with cells replaced (by a snippet they contain), inserted after a cell, appended or put
+    first."""
     nb = copy.deepcopy(base)
+    nb["cells"][:0] = [code(source) for source in prepend or []]
     for snippet, source in (replace or {}).items():
         nb["cells"][find(nb, snippet)] = code(source)
     for snippet, source in (after or {}).items():
@@ -184,11 +186,15 @@ while True:
 '''
 
 
-def grade_folder(folder: Path, plants: dict[str, dict], timeout: int, *options: str) -> tuple[dict, Path, str]:
-    """Write the plants under folder/group/, grade the folder with two workers; rows, feedback folder, stderr."""
-    (folder / "group").mkdir()
+def grade_folder(folder: Path, plants: dict[str, dict], timeout: int, *options: str,
+                 first: tuple[str, ...] = ()) -> tuple[dict, Path, str]:
+    """Write the plants under folder/group/, grade the folder with two workers; rows, feedback folder, stderr.
+    The plants named in `first` go to folder/early/, which the grader reaches first (it takes the folder's
+    notebooks in path order): the longest ones, so that the two workers end together."""
     for name, nb in plants.items():
-        (folder / "group" / name).write_text(json.dumps(nb), encoding="utf-8")
+        place = folder / ("early" if name in first else "group")
+        place.mkdir(exist_ok=True)
+        (place / name).write_text(json.dumps(nb), encoding="utf-8")
     out, feedback = folder.parent / f"{folder.name}.csv", folder.parent / f"{folder.name}-feedback"
     stderr = io.StringIO()
     with contextlib.redirect_stderr(stderr):
@@ -236,10 +242,11 @@ def stopped(tmp_path_factory):
         "stubborn.ipynb": plant(half, after={"answer_1 =": STUBBORN_LOOP}),
         "dying.ipynb": plant(half, after={"answer_1 =": "import os\nos._exit(1)"}),
         "judge-killer.ipynb": plant(half, replace={"def to_device(": KILLING_TO_DEVICE}),
-        "hydra.ipynb": plant(half, append=["import os\nos._exit(1)"] * (grading.MAX_RUNS + 1)),
+        # its deaths come first, so that each of its runs is short
+        "hydra.ipynb": plant(half, prepend=["import os\nos._exit(1)"] * (grading.MAX_RUNS + 1)),
         "forge-private-copy.ipynb": plant(untouched, after={"ex1, ex2 = lab.exercises": FORGE_PRIVATE_COPY}),
         "correct.ipynb": solved,
-    }, TIMEOUT, "--no-sandbox")
+    }, TIMEOUT, "--no-sandbox", first=("stubborn.ipynb",))
 
 
 def verdicts(row: dict) -> list[str]:

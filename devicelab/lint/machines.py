@@ -238,19 +238,50 @@ def _in_demand(node: ast.AST, parents: dict[int, ast.AST]) -> bool:
 
 
 def _parents(tree: ast.AST) -> dict[int, ast.AST]:
-    return {id(child): node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+    """Each node's parent, by the child's id (one pass over the tree: `ast.walk` would list each node's children a
+    second time)."""
+    parents: dict[int, ast.AST] = {}
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        for child in ast.iter_child_nodes(node):
+            parents[id(child)] = node
+            stack.append(child)
+    return parents
 
 
-def runs_elsewhere(tree: ast.AST, parents: dict[int, ast.AST] | None = None) -> bool:
+class _ParentsOf:
+    """The `{id(child): parent}` mapping read here, from an analysis's own index of the file (no second walk)."""
+
+    def __init__(self, analysis) -> None:  # noqa: ANN001 - analysis.Analysis (not imported: it imports this)
+        self.a = analysis
+
+    def get(self, key: int, default: ast.AST | None = None) -> ast.AST | None:
+        index = self.a._index.get(key)
+        if index is None or self.a._parent_of[index] < 0:
+            return default
+        return self.a.nodes[self.a._parent_of[index]]
+
+    def __getitem__(self, key: int) -> ast.AST:
+        found = self.get(key)
+        if found is None:
+            raise KeyError(key)
+        return found
+
+
+def runs_elsewhere(tree: ast.AST, parents: dict[int, ast.AST] | None = None, analysis=None) -> bool:  # noqa: ANN001
     """Whether the code shows that it runs where a checkpoint's GPU may be absent: a CUDA check that does not stop
     the program (`"cuda" if torch.cuda.is_available() else "cpu"`, `if torch.cuda.is_available(): model.cuda()`),
     a device test (`device == "cpu"`, `x.device.type == "cuda"`), the CPU chosen as a device (`torch.device("cpu")`
     as a branch, a default or a value, `device="cpu"`), a command-line option or a setting about the device
     (`--device`, `--cpu`, `--no-cuda`, `--gpu`, `args.cuda`, `opt.use_gpu`, `use_cuda`, `local_rank`), a
     distributed process group (other GPU indices), or `map_location` given anywhere (its authors move checkpoints
-    between devices)."""
-    parents = _parents(tree) if parents is None else parents
-    for node in ast.walk(tree):
+    between devices). `analysis`: the file's Analysis, whose index of the tree is read instead of walking it."""
+    if analysis is not None:
+        parents, nodes = _ParentsOf(analysis), analysis.nodes
+    else:
+        parents, nodes = _parents(tree) if parents is None else parents, ast.walk(tree)
+    for node in nodes:
         if isinstance(node, ast.Attribute):
             if node.attr in RUN_TIME_CHECKS and isinstance(parents.get(id(node)), ast.Call) and not _in_demand(
                     parents[id(node)], parents):
@@ -402,46 +433,82 @@ def _moves_to_device(call: ast.Call) -> bool:
     return not (isinstance(where, ast.Attribute) and where.attr in DTYPE_WORDS)
 
 
-def moves_in(tree: ast.AST) -> tuple[frozenset[str], dict[str, frozenset[str]], bool]:
+def _key(node: ast.AST) -> str:
+    """A name or an attribute chain as written (`model`, `self.net`), the way `ast.unparse` writes it, cheaply."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return ast.unparse(node) + "".join(f".{part}" for part in reversed(parts))
+    return ".".join([node.id, *reversed(parts)])
+
+
+def _bind(node: ast.Assign | ast.AnnAssign, bound: dict[str, set[str]]) -> None:
+    """Remember the class an assignment builds under the name it binds (`model = Net()`, `self.net = Net().cuda()`)."""
+    if node.value is None:
+        return
+    name = _callee(node.value)
+    if name is None and isinstance(node.value, ast.Call) and _moves_to_device(node.value):
+        name = _callee(node.value.func.value)  # model = Net().to(device): counted below as well
+    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+    for target in targets:
+        if isinstance(target, (ast.Name, ast.Attribute)) and name:
+            bound.setdefault(_key(target), set()).add(name)
+
+
+def moves_in(tree: ast.AST, analysis=None) -> tuple[frozenset[str], dict[str, frozenset[str]], bool]:  # noqa: ANN001
     """(the names of the classes this code moves to a device, what each class of it builds (`self.x = Block()`),
-    whether it moves a model whose class it cannot name)."""
+    whether it moves a model whose class it cannot name). One pass over the tree, or none with the file's
+    Analysis (`analysis`), whose index of the tree is read instead."""
     bound: dict[str, set[str]] = {}
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
-            name = _callee(node.value)
-            if name is None and isinstance(node.value, ast.Call) and _moves_to_device(node.value):
-                name = _callee(node.value.func.value)  # model = Net().to(device): counted below as well
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            for target in targets:
-                if isinstance(target, (ast.Name, ast.Attribute)) and name:
-                    bound.setdefault(ast.unparse(target), set()).add(name)
+    moves: list[ast.Call] = []
+    builds: dict[str, set[str]] = {}
+    stack: list[tuple[ast.AST, tuple[str, ...]]] = [] if analysis is not None else [(tree, ())]
+    if analysis is not None:
+        for cls in analysis.nodes_of(ast.ClassDef):
+            builds.setdefault(cls.name, set()).update(
+                name for call in analysis.walk(cls) if isinstance(call, ast.Call)
+                and (name := _callee(call)) and name[:1].isupper())
+        moves = [call for call in analysis.nodes_of(ast.Call) if _moves_to_device(call)]
+        for node in analysis.nodes_of(ast.Assign, ast.AnnAssign):
+            _bind(node, bound)
+    while stack:
+        node, classes = stack.pop()
+        if isinstance(node, ast.ClassDef):
+            builds.setdefault(node.name, set())
+            classes = (*classes, node.name)  # what its bases, decorators and body call: built by it
+        elif isinstance(node, ast.Call):
+            if classes and (name := _callee(node)) and name[:1].isupper():
+                for owner in classes:
+                    builds[owner].add(name)
+            if _moves_to_device(node):
+                moves.append(node)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            _bind(node, bound)
+        stack.extend((child, classes) for child in ast.iter_child_nodes(node))
     moved: set[str] = set()
     unnamed = False
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and _moves_to_device(node):
-            receiver = node.func.value  # type: ignore[attr-defined]
-            if isinstance(receiver, ast.Call):
-                name = _callee(receiver)
-                if name and name[:1].isupper():
-                    moved.add(name)
-            elif isinstance(receiver, (ast.Name, ast.Attribute)):
-                names = {name for name in bound.get(ast.unparse(receiver), set()) if name[:1].isupper()}
-                moved |= names
-                text = ast.unparse(receiver).lower()
-                if not names and ("model" in text or text.rsplit(".", 1)[-1] in ("net", "network")):
+    for node in moves:
+        receiver = node.func.value  # type: ignore[attr-defined]
+        if isinstance(receiver, ast.Call):
+            name = _callee(receiver)
+            if name and name[:1].isupper():
+                moved.add(name)
+        elif isinstance(receiver, (ast.Name, ast.Attribute)):
+            names = {name for name in bound.get(_key(receiver), set()) if name[:1].isupper()}
+            moved |= names
+            if not names:
+                text = _key(receiver).lower()
+                if "model" in text or text.rsplit(".", 1)[-1] in ("net", "network"):
                     unnamed = True  # model = build_model(cfg); model.cuda()
-    builds: dict[str, frozenset[str]] = {}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ClassDef):
-            builds[node.name] = frozenset(name for call in ast.walk(node) if isinstance(call, ast.Call)
-                                          and (name := _callee(call)) and name[:1].isupper())
-    return frozenset(moved), builds, unnamed
+    return frozenset(moved), {name: frozenset(built) for name, built in builds.items()}, unnamed
 
 
-def classes_on_device(tree: ast.Module, path: Path | None) -> set[str]:
+def classes_on_device(tree: ast.Module, path: Path | None, analysis=None) -> set[str]:  # noqa: ANN001
     """The classes of `tree` that run on a device: moved (see above) here or in the project's files near it, or
     built inside a class that is; every class of a script that moves a model whose class it does not name."""
-    moved, builds, unnamed = moves_in(tree)
+    moved, builds, unnamed = moves_in(tree, analysis)
     found, contains = set(moved), {k: set(v) for k, v in builds.items()}
     own = {node.name for node in tree.body if isinstance(node, ast.ClassDef)} | set(builds)
     if unnamed and not is_library(tree):

@@ -53,7 +53,7 @@ class FactoryInForward(Check):
 
     def file(self) -> None:
         own, helpers = self.a.forward_reach()
-        on_device = classes_on_device(self.a.tree, self.a.path)
+        on_device = classes_on_device(self.a.tree, self.a.path, self.a)
         own = {cls: fns for cls, fns in own.items() if cls in on_device}  # a model never moved: unknown, silent
         for cls, fns in own.items():
             if not self._cpu_demo(cls):

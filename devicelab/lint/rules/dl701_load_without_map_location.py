@@ -74,8 +74,9 @@ class LoadWithoutMapLocation(Check):
         of a package whose scripts or configuration show it. Otherwise the machine it runs on is unknown."""
         if self._elsewhere is None:
             a = self.a
-            self._elsewhere = runs_elsewhere(a.tree) or (a.path is None or a.path.suffix != ".ipynb") and is_library(
-                a.tree) and (follows_devices(a.tree) or package_runs_elsewhere(a.path))
+            self._elsewhere = runs_elsewhere(a.tree, analysis=a) or (
+                a.path is None or a.path.suffix != ".ipynb") and is_library(a.tree) and (
+                follows_devices(a.tree) or package_runs_elsewhere(a.path))
         return self._elsewhere
 
     def holds_no_tensors(self, call: ast.Call, stmt: ast.stmt) -> bool:

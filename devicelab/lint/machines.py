@@ -144,10 +144,8 @@ def folder_state(path: Path | None) -> tuple[bool, int, int] | None:
     if path is None:
         return None
     folder = path.parent
-    try:
-        files = sorted((f.name, f.stat().st_mtime_ns) for f in folder.iterdir() if f.suffix in (".py", ".ipynb")
-                       and f.is_file() and f.stat().st_size <= _LARGEST)
-    except OSError:
+    files = _listing(folder)
+    if files is None:
         return None
     key = (str(folder.resolve()), tuple(files))
     if key not in _FOLDERS:
@@ -167,7 +165,46 @@ def folder_state(path: Path | None) -> tuple[bool, int, int] | None:
     return _FOLDERS[key]
 
 
+def _listing(folder: Path, suffixes: tuple[str, ...] = (".py", ".ipynb"), without: Path | None = None,
+             ) -> list[tuple[str, int]] | None:
+    """The code files of `folder` that are read for evidence (name, modification time), sorted; None when it
+    cannot be listed. Files over _LARGEST, and `without`, are left out."""
+    try:
+        skip = without.resolve() if without is not None else None
+        return sorted((f.name, f.stat().st_mtime_ns) for f in folder.iterdir() if f.suffix in suffixes
+                      and f.is_file() and f.stat().st_size <= _LARGEST and (skip is None or f.resolve() != skip))
+    except OSError:
+        return None
+
+
+def _package_folders(path: Path, above: bool = False) -> list[Path]:
+    """The folder of `path`, and the folders of its package up to the package's top (six at most); with `above`,
+    the folder that holds the package as well (where the scripts that import it live)."""
+    folders = [path.parent]
+    while (folders[-1] / "__init__.py").is_file() and folders[-1].parent != folders[-1] and len(folders) < 6:
+        folders.append(folders[-1].parent)
+    if above and folders[-1].parent != folders[-1] and len(folders) < 6:
+        folders.append(folders[-1].parent)
+    return folders
+
+
+_TREES: dict[tuple[str, int], ast.Module | None] = {}
+
+
 def _read(path: Path) -> ast.Module | None:
+    """A neighbour file's tree, parsed once per run whichever rule asks (the trees are only read), or None."""
+    try:
+        key = (str(path.resolve()), path.stat().st_mtime_ns)
+    except OSError:
+        return None
+    if key not in _TREES:
+        if len(_TREES) >= 512:  # a long run over a big project: keep memory bounded
+            _TREES.clear()
+        _TREES[key] = _parse(path)
+    return _TREES[key]
+
+
+def _parse(path: Path) -> ast.Module | None:
     from .core import Unreadable, cells_source, decoded, read_notebook
 
     try:
@@ -374,18 +411,17 @@ def package_runs_elsewhere(path: Path | None) -> bool:
     the folder above it (where the scripts and the configuration that import it live), shows it."""
     if path is None:
         return False
-    folders = [path.parent]
-    while (folders[-1] / "__init__.py").is_file() and folders[-1].parent != folders[-1] and len(folders) < 6:
-        folders.append(folders[-1].parent)
-    try:
-        files = sorted(f for folder in folders for f in folder.iterdir() if f.suffix == ".py" and f.is_file()
-                       and f.resolve() != path.resolve() and f.stat().st_size <= _LARGEST)
-        key = tuple(f"{f.resolve()}:{f.stat().st_mtime_ns}" for f in files)
-    except OSError:
-        return False
+    files = []
+    for folder in _package_folders(path):
+        listed = _listing(folder, (".py",), without=path)
+        if listed is None:
+            return False
+        files += [(folder / name, mtime) for name, mtime in listed]
+    files.sort()
+    key = tuple(f"{file.resolve()}:{mtime}" for file, mtime in files)
     if key not in _PACKAGES:
         _PACKAGES[key] = False
-        for file in files:
+        for file, _ in files:
             tree = _read(file)
             if tree is not None and runs_elsewhere(tree):
                 _PACKAGES[key] = True
@@ -531,17 +567,10 @@ def classes_on_device(tree: ast.Module, path: Path | None, analysis=None) -> set
 def _project_moves(path: Path | None) -> list[tuple[frozenset[str], dict[str, frozenset[str]]]]:
     if path is None:
         return []
-    folders = [path.parent]
-    while (folders[-1] / "__init__.py").is_file() and folders[-1].parent != folders[-1] and len(folders) < 6:
-        folders.append(folders[-1].parent)
-    if folders[-1].parent != folders[-1] and len(folders) < 6:
-        folders.append(folders[-1].parent)
     out = []
-    for folder in folders:
-        try:
-            files = sorted((f.name, f.stat().st_mtime_ns) for f in folder.iterdir() if f.suffix in (".py", ".ipynb")
-                           and f.is_file() and f.stat().st_size <= _LARGEST)
-        except OSError:
+    for folder in _package_folders(path, above=True):
+        files = _listing(folder)
+        if files is None:
             continue
         key = (str(folder.resolve()), *(f"{n}:{t}" for n, t in files))
         if key not in _MOVES:
@@ -614,10 +643,8 @@ def neighbours_run_on_cpu(path: Path | None) -> bool:
 
 
 def _cpu_state(folder: Path, path: Path) -> tuple[int, int]:
-    try:
-        files = sorted((f.name, f.stat().st_mtime_ns) for f in folder.iterdir() if f.suffix in (".py", ".ipynb")
-                       and f.is_file() and f.stat().st_size <= _LARGEST and f.resolve() != path.resolve())
-    except OSError:
+    files = _listing(folder, without=path)
+    if files is None:
         return 0, 0
     key = (str(folder.resolve()), *(f"{n}:{t}" for n, t in files))
     if key not in _CPU_FOLDERS:

@@ -260,7 +260,6 @@ DDP = ErrorKind(
     patterns=(
         r"DistributedDataParallel device_ids and output_device arguments only work with single-device",
         r"DistributedDataParallel's input module must be on the same type of devices",
-        r"Duplicate GPU detected ?: rank \d+ and rank \d+ both on CUDA device",
         r"Attempt to perform collective on tensor not on device passed to init_process_group",
         r"Tensors must be CUDA and dense",
         r"No backend type associated with device type (?P<found>\w+)",
@@ -268,7 +267,7 @@ DDP = ErrorKind(
         r"Expected tensor for argument #\d+ '(?P<arg>\w+)' to have the same device as tensor for argument #\d+ "
         r"'\w+' ?; but device (?P<found>\d+) does not equal (?P<want>\d+)(?: \(while checking arguments for "
         r"(?P<op>\w+))?",
-        r"(?P<_thc>arguments are located on different GPUs)",
+        r"(?P<_thc>arguments are located on different (?:GPUs|gpus))",
         r"(?P<_thc>THC\w*_checkGPU|checkGPU)",
         r"all tensors must be on devices\[0\]",
         # FSDP: the module's device and device_id disagree on a rank
@@ -1158,6 +1157,20 @@ OOM = _declined(
     "或者释放你留着的张量（记录 `loss.item()` 而不是 `loss`）。",
 )
 
+SHARED_GPU = _declined(
+    "ranks_share_a_gpu",
+    "06-multigpu",
+    (r"Duplicate GPU detected ?: rank \d+ and rank \d+ both on CUDA device",),
+    "Duplicate GPU detected : rank 1 and rank 0 both on CUDA device 1000",
+    "Not a placement mix-up between tensors: two processes of one job use the same GPU, and NCCL refuses to build its "
+    "communicator. Each process must take its own GPU: call `torch.cuda.set_device(local_rank)` before "
+    "`init_process_group`, and use `torch.device(\"cuda\", local_rank)` rather than `\"cuda\"` (which is `cuda:0` in "
+    "every process). Chapter 06 covers it.",
+    "不是张量之间放错了设备：同一个作业的两个进程用了同一块 GPU，NCCL 拒绝建立通信器。每个进程都必须使用自己的 GPU："
+    "在 `init_process_group` 之前调用 `torch.cuda.set_device(local_rank)`，并用 `torch.device(\"cuda\", local_rank)` "
+    "代替 `\"cuda\"`（在每个进程里它都是 `cuda:0`）。第 06 章讲的就是这个。",
+)
+
 CUDA_FAULT = _declined(
     "cuda_kernel_fault",
     None,
@@ -1317,7 +1330,7 @@ ALL = (
     SAME_DEVICE, CONV, DATAPARALLEL, DDP, INDICES_CURRENT, RNN, CAT, ADVANCED_INDEX, META, GENERATOR, PIN, NUMPY,
     DESERIALIZE, LEGACY_BACKEND, SPARSE_ASSERT, TRITON_POINTER, SPARSE_INDICES, CONTAINER_TO, CUSTOM_OP,
     PACKED_LENGTHS, GRADIENT_DEVICE, LEGACY_ARGUMENTS, HAND_WRITTEN, TWO_DEVICES, AUTOCAST_DEVICE_TYPE,
-    STATE_DICT_PREFIX, WEIGHTS_ONLY, DTYPE, SHAPE, OOM, CUDA_FAULT, NO_CUDA, INVALID_ORDINAL, DEVICE_STRING,
+    STATE_DICT_PREFIX, WEIGHTS_ONLY, DTYPE, SHAPE, OOM, SHARED_GPU, CUDA_FAULT, NO_CUDA, INVALID_ORDINAL, DEVICE_STRING,
     NO_GPU_BUILD, CUDA_FORK, MPS_MISSING_OP, AMP_NEEDS_GPU, OFFLOADED_MOVE, INCOMPLETE_DEVICE_MAP,
     AMP_FAILURE,
 )

@@ -46,11 +46,7 @@ MIN_ALL_NEGATIVES = 100  # both parts together
 # Development entries the index gets wrong today, pending a fix in the index (never in the corpus): they are left
 # out of the two strict checks below, and test_pending_entries_still_fail asks for each to be removed from this
 # list as soon as the index answers it right. Add to it only for a new entry, never for an index change.
-PENDING: dict[str, str] = {
-    # NCCL's "Duplicate GPU detected : rank 0 and rank 1 both on CUDA device": two ranks on one GPU (chapter 06's
-    # subject), labelled not a device-placement error; the DDP family calls it one, with confidence.
-    "gh-dfine-289": "false_positive",
-}
+PENDING: dict[str, str] = {}
 # Recall the index must keep on this corpus. Raise it as the index improves; never lower it to let an index
 # change pass. (New, harder entries may lower measured recall: that is what the floor is measured against.)
 RECALL_FLOOR = 0.85

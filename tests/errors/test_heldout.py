@@ -85,7 +85,7 @@ def test_pending_entries_still_fail(figures):
 NOVEL_RIGHT_FIRST_FLOOR = 0.65
 NOVEL_WITHIN_TWO_FLOOR = 0.75
 # Novel held-out negatives the index claims as device errors today, by id only (added with their entries).
-NOVEL_PENDING = {"gh-deim-113": "false_positive", "gh-mmdetection-6701": "false_positive",
+NOVEL_PENDING = {"gh-mmdetection-6701": "false_positive",
                  "gh-infinitystar-16": "false_positive",
                  # the fifth batch's held-out half (novel_heldout4.json), added with its entries
                  "gh-deepdrr-69": "false_positive", "gh-fastai-dev-182": "false_positive",

@@ -115,6 +115,8 @@ def test_an_import_the_project_does_not_hold_stays_unknown(tmp_path: Path) -> No
     "def nms(boxes, scores):\n    keep = torch.zeros(len(boxes), dtype=torch.bool)\n"
     "    return scores.view(-1) * keep\n",
     "def step(model, x, device):\n    x = x.to(device)\n    mask = torch.ones(4)\n    return model(x) * mask\n",
+    # the CPU index given by keyword, as much as by position
+    "def decode(logits, n):\n    return logits.view(-1, 4).index_select(dim=0, index=torch.arange(n))\n",
 ])
 def test_dl504_finds_a_factory_that_meets_the_device(body: str) -> None:
     assert codes(body) == ["DL504"]

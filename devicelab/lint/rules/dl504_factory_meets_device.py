@@ -144,7 +144,8 @@ class FactoryMeetsDevice(Check):
                 if name.startswith("torch.nn.functional."):
                     operands += [kw.value for kw in node.keywords if kw.arg in ("weight", "pos_weight", "target")]
             elif isinstance(node.func, ast.Attribute) and node.func.attr in JOINING_METHODS and not name:
-                operands = [node.func.value, *node.args]
+                # `x.index_select(0, i)` and `x.index_select(dim=0, index=i)` alike
+                operands = [node.func.value, *node.args, *(kw.value for kw in node.keywords if kw.arg)]
             else:
                 return
         values = [(operand, value(operand, env)) for operand in operands if not isinstance(operand, ast.Starred)]

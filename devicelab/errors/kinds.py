@@ -18,7 +18,8 @@ NORM_CONV = r"layer_norm|batch_norm|group_norm|instance_norm|conv|convolution|cu
 # them failed inside the optimizer's update.
 # An embedding in the paste (a layer's name, F.embedding, a frame in torch/nn/modules/sparse.py).
 EMBEDDING = r"[Ee]mbed|modules/sparse\.py|EmbeddingBag"
-OPTIMIZER_STATE = r"\b(?:exp_avg(?:_sq)?|max_exp_avg_sq|momentum_buffer|square_avg|state_sum)\b"
+# (the foreach and fused optimizers name their lists in the plural: "exp_avgs, and exp_avg_sqs must have ...")
+OPTIMIZER_STATE = r"\b(?:exp_avgs?|exp_avg_sqs?|max_exp_avg_sqs?|momentum_buffers?(?:_list)?|square_avgs?|state_sums?)\b"
 
 # Chinese renderings that Chinese posts quote (machine or hand translations of the English sentence).
 ZH_SAME = r"(?:预期|期望|应该|要求)?所有(?:的)?张量(?:都)?(?:应该)?(?:在|位于|处于)同一(?:个)?设备上"
@@ -841,7 +842,9 @@ GRAPH = (r"\bDGL|\bdgl\b|DGLGraph|torch_geometric|edge_index|node feature|[Gg]ra
 _CUT = r"[^.!?;\n。！？；]"  # within one sentence
 # A multi-GPU program's words in the paste (DataParallel, DDP, FSDP, DeepSpeed, a device map).
 MULTI_GPU = (r"DataParallel|[Rr]eplica|[Ss]catter|[Bb]roadcast|device_ids|local_rank|NCCL|nccl|all_reduce|all_gather|"
-             r"[Dd]istributed|SyncBatchNorm|FSDP|FullyShard|deepspeed|DeepSpeed|different GPUs|device_map")
+             r"[Dd]istributed|SyncBatchNorm|FSDP|FullyShard|deepspeed|DeepSpeed|different GPUs|device_map|"
+             # FSDP's own word for the GPU a rank computes on ("Expects tensor to be on the compute device cuda:1")
+             r"\bcompute device\b")
 TWO_DEVICES = ErrorKind(
     name="two_devices",
     chapter="01-devices",

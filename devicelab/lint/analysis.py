@@ -19,6 +19,11 @@ from .checkpoints import CheckpointOrigins
 from .flow import Walker
 from .tree import FUNCTIONS, Imports, canonical, has_double_star, is_cuda_literal, keyword, self_attribute
 from .values import Finding, Value, join
+
+# a model's own tensors: read from a model moved to a device, they are there too
+MODULE_TENSORS = frozenset({"weight", "bias", "running_mean", "running_var", "weight_orig", "in_proj_weight",
+                            "in_proj_bias"})
+MODULE_TENSOR_METHODS = frozenset({"parameters", "buffers", "named_parameters", "named_buffers", "state_dict"})
 from .vocabulary import (
     BUILTINS,
     DATA_PARALLEL,
@@ -628,6 +633,8 @@ class Analysis:
                 return replace(base, scalar=False)
             if base is not None and base.kind == "batch":
                 return Value("tensor", known=base.known)
+            if base is not None and base.kind == "device_tensors":  # model.state_dict()["fc.weight"]
+                return Value("tensor", device=True, known=False)
             if base is not None and base.kind == "tuple" and isinstance(node.slice, ast.Constant) and isinstance(
                     node.slice.value, int):
                 return base.item(node.slice.value)
@@ -663,6 +670,8 @@ class Analysis:
                 return Value("cpu_device")
             return self.call_value(node, env)
         if isinstance(node, ast.Attribute):
+            if node.attr in MODULE_TENSORS and self._in_moved_module(node.value, env):
+                return Value("tensor", device=True, known=False)  # `model.fc.weight` of a model moved to a device
             base = self.value(node.value, env)
             if base is not None and base.kind == "tensor" and node.attr in ("data", "grad", "T", "mT", "H", "real",
                                                                              "imag"):
@@ -673,6 +682,15 @@ class Analysis:
                     return replace(found, created=False)
                 return found if found is not None and found.kind in ("tensor", "sequence", "cpu_device") else None
         return None
+
+    def _in_moved_module(self, node: ast.expr, env: dict[str, Value | None]) -> bool:
+        """`model`, `model.fc`, `model.layers[0]`: a model moved to a device, or a submodule of one."""
+        while isinstance(node, (ast.Attribute, ast.Subscript)):
+            node = node.value
+        if not isinstance(node, ast.Name):
+            return False
+        found = env.get(node.id)
+        return found is not None and found.kind in ("module", "moved") and found.device
 
     @staticmethod
     def _is_plain_number(node: ast.expr) -> bool:
@@ -816,6 +834,10 @@ class Analysis:
                     return replace(owner, scalar=owner.scalar and method in ("float", "double", "half", "long",
                                                                              "int", "detach", "clone"))
                 return None
+            if owner.kind in ("module", "moved") and owner.device and method in MODULE_TENSOR_METHODS:
+                return Value("device_tensors", device=True, name=method)  # the tensors of a moved model
+            if owner.kind == "device_tensors" and method == "values":
+                return owner
             if owner.kind == "module":
                 if method in ("to", "cuda"):
                     destination = self.destination(call, env)
@@ -833,6 +855,10 @@ class Analysis:
     def _library_call(self, call: ast.Call, name: str, env: dict[str, Value | None]) -> Value | None:
         """What a call of torch (or timm, torchvision) returns."""
         short = name.rsplit(".", 1)[-1]
+        if name == "torch.nn.utils.parameters_to_vector" and call.args:
+            given = self.value(call.args[0], env)
+            return Value("tensor", device=True, known=False) if given is not None and (
+                given.kind == "device_tensors") else None
         if name.startswith("torch.") and name.count(".") == 1 and (short in FACTORIES or short in LEGACY_TYPES):
             device = keyword(call, "device")
             if short in ("tensor", "as_tensor") and call.args and device is None:

@@ -144,6 +144,13 @@ class Walker:
                 self.assign(elt, Value("tensor"), None)
         elif source is not None and source.kind == "loader":
             self.assign(target, Value("batch"), None)
+        elif source is not None and source.kind == "device_tensors":  # for p in model.parameters(): on the device
+            tensor = Value("tensor", device=True, known=False)
+            if isinstance(target, ast.Tuple) and len(target.elts) == 2 and source.name.startswith("named_"):
+                self.assign(target.elts[0], None, None)
+                self.assign(target.elts[1], tensor, None)
+            else:
+                self.assign(target, tensor, None)
         elif source is None and self.loader_like(stmt.iter):
             # a name that says it is a loader: its batches are tensors, on the CPU unless the name says it hands
             # them out on a device (a device_loader, a gpu prefetcher)

@@ -196,3 +196,29 @@ def test_dl103_is_said_once_per_file_and_at_each_cuda_only_load(tmp_path) -> Non
 ])
 def test_dl102_leaves_numpy_of_a_cpu_or_unknown_tensor_alone(body: str) -> None:
     assert codes(body) == []
+
+
+MOVED = "device = 'cuda' if torch.cuda.is_available() else 'cpu'\nmodel = nn.Sequential(nn.Linear(4, 2)).to(device)\n"
+
+
+@pytest.mark.parametrize("read", [
+    "w = model[0].weight.detach().numpy()\n",
+    "for p in model.parameters():\n    print(p.data.numpy())\n",
+    "for name, p in model.named_parameters():\n    print(name, p.grad.numpy())\n",
+    "v = nn.utils.parameters_to_vector(model.parameters()).detach().numpy()\n",
+    "b = model.state_dict()['0.bias'].numpy()\n",
+    "import matplotlib.pyplot as plt\nplt.plot(model[0].bias.detach())\n",
+])
+def test_dl102_reads_a_moved_models_own_tensors_as_on_the_device(read: str) -> None:
+    assert codes(MOVED + read) == ["DL102"]
+
+
+@pytest.mark.parametrize("body", [
+    # never moved, moved back in place, or copied to the CPU first
+    "model = nn.Linear(4, 2)\nprint(model.weight.detach().numpy())\n",
+    MOVED + "model.cpu()\nprint(model[0].weight.detach().numpy())\n",
+    MOVED + "w = {k: v.cpu().numpy() for k, v in model.state_dict().items()}\n",
+    MOVED + "print(model[0].weight.detach().cpu().numpy())\n",
+])
+def test_dl102_leaves_a_models_tensors_alone_where_they_are_on_the_cpu(body: str) -> None:
+    assert codes(body) == []

@@ -22,6 +22,7 @@ import argparse
 import hashlib
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -57,13 +58,46 @@ def pct(num: int, den: int) -> str:
 
 # ---------------------------------------------------------------------------------------------------------- fixes
 
+def fixes_in_project(fixes: list[dict], args: argparse.Namespace) -> dict[str, list[dict]]:
+    """Each fix's file linted where it lives: the repository at the fix's parent commit is exported from its mirror,
+    and the linter is given the file alone, with its project around it (the neighbours and the imported modules the
+    rules read), as a user who lints the project would. Keyed like the stored files; a fix whose repository has no
+    mirror, or whose exported file differs from the stored one, is linted as stored and named."""
+    by_file: dict[str, list[dict]] = defaultdict(list)
+    alone = []
+    with tempfile.TemporaryDirectory(prefix="devicelab-fixes-") as tmp:
+        for fix in fixes:
+            stored = CORPUS / fix["file"]
+            git_dir = find_git_dir(Path(args.fixes_mirror_root), fix["repo"])
+            root = Path(tmp) / fix["id"]
+            if git_dir is not None:
+                try:
+                    export_tree(git_dir, fix["parent_commit"], root)
+                except subprocess.CalledProcessError:
+                    git_dir = None
+            exported = root / fix["path"]
+            if git_dir is None or not exported.is_file() or exported.read_bytes() != stored.read_bytes():
+                alone.append(fix)
+                continue
+            for finding in run_linter([str(exported)], args, cwd=str(root)):
+                if Path(finding["path"]).resolve() == exported.resolve():
+                    by_file[str(stored.resolve())].append(finding)
+            shutil.rmtree(root, ignore_errors=True)
+        if alone:
+            print("   linted as stored (no mirror, or the file differs): " + ", ".join(f["id"] for f in alone))
+            for finding in run_linter([str(CORPUS / f["file"]) for f in alone], args):
+                by_file[str(Path(finding["path"]).resolve())].append(finding)
+    return by_file
+
+
 def measure_fixes(args: argparse.Namespace) -> dict:
     fixes = load("fixes.json")
-    files = [str(CORPUS / fix["file"]) for fix in fixes]
-    findings = run_linter(files, args)
-    by_file: dict[str, list[dict]] = defaultdict(list)
-    for finding in findings:
-        by_file[str(Path(finding["path"]).resolve())].append(finding)
+    if args.fixes_mirror_root:
+        by_file = fixes_in_project(fixes, args)
+    else:
+        by_file = defaultdict(list)
+        for finding in run_linter([str(CORPUS / fix["file"]) for fix in fixes], args):
+            by_file[str(Path(finding["path"]).resolve())].append(finding)
     result: dict = {"splits": {}}
     for split in SPLITS:
         chosen = [fix for fix in fixes if fix["split"] == split]
@@ -80,7 +114,8 @@ def measure_fixes(args: argparse.Namespace) -> dict:
             else:
                 misses.append((fix["id"], sorted({f["code"] for f in mine})))
         result["splits"][split] = {"hits": hits, "misses": misses, "per_kind": dict(per_kind)}
-        print(f"== recall on fixed bugs, {split}: {pct(len(hits), len(chosen))}")
+        where = " (each file in its project)" if args.fixes_mirror_root else ""
+        print(f"== recall on fixed bugs{where}, {split}: {pct(len(hits), len(chosen))}")
         for kind, (hit, total) in sorted(per_kind.items()):
             print(f"   {kind:28s} {hit}/{total}")
         print("   hits:   " + (", ".join(f"{i} ({'+'.join(c)})" for i, c in hits) or "none"))
@@ -267,6 +302,9 @@ def label_dev(args: argparse.Namespace) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--fixes", action="store_true", help="recall on the stored fix files, per split and kind")
+    parser.add_argument("--in-project", dest="fixes_mirror_root", metavar="MIRROR_ROOT",
+                        help="with --fixes: lint each fix's file inside its repository at the parent commit, "
+                             "exported from the mirrors here (the project's other files as context)")
     parser.add_argument("--repos", dest="mirror_root", metavar="MIRROR_ROOT",
                         help="precision per rule on the repositories of repos.json, exported from mirrors here")
     parser.add_argument("--label-dev", dest="label_root", metavar="MIRROR_ROOT",

@@ -19,7 +19,8 @@ NORM_CONV = r"layer_norm|batch_norm|group_norm|instance_norm|conv|convolution|cu
 # An embedding in the paste (a layer's name, F.embedding, a frame in torch/nn/modules/sparse.py).
 EMBEDDING = r"[Ee]mbed|modules/sparse\.py|EmbeddingBag"
 # (the foreach and fused optimizers name their lists in the plural: "exp_avgs, and exp_avg_sqs must have ...")
-OPTIMIZER_STATE = r"\b(?:exp_avgs?|exp_avg_sqs?|max_exp_avg_sqs?|momentum_buffers?(?:_list)?|square_avgs?|state_sums?)\b"
+OPTIMIZER_STATE = (r"\b(?:exp_avgs?|exp_avg_sqs?|max_exp_avg_sqs?|momentum_buffers?(?:_list)?|square_avgs?|"
+                   r"state_sums?)\b")
 
 # Chinese renderings that Chinese posts quote (machine or hand translations of the English sentence).
 ZH_SAME = r"(?:预期|期望|应该|要求)?所有(?:的)?张量(?:都)?(?:应该)?(?:在|位于|处于)同一(?:个)?设备上"

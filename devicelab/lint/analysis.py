@@ -19,11 +19,6 @@ from .checkpoints import CheckpointOrigins
 from .flow import Walker
 from .tree import FUNCTIONS, Imports, canonical, has_double_star, is_cuda_literal, keyword, self_attribute
 from .values import Finding, Value, join
-
-# a model's own tensors: read from a model moved to a device, they are there too
-MODULE_TENSORS = frozenset({"weight", "bias", "running_mean", "running_var", "weight_orig", "in_proj_weight",
-                            "in_proj_bias"})
-MODULE_TENSOR_METHODS = frozenset({"parameters", "buffers", "named_parameters", "named_buffers", "state_dict"})
 from .vocabulary import (
     BUILTINS,
     DATA_PARALLEL,
@@ -40,6 +35,11 @@ from .vocabulary import (
     TENSOR_FUNCTIONS,
     TENSOR_METHODS,
 )
+
+# a model's own tensors: read from a model moved to a device, they are there too
+MODULE_TENSORS = frozenset({"weight", "bias", "running_mean", "running_var", "weight_orig", "in_proj_weight",
+                            "in_proj_bias"})
+MODULE_TENSOR_METHODS = frozenset({"parameters", "buffers", "named_parameters", "named_buffers", "state_dict"})
 
 # fields that never hold a node of its own: names and text, and Load/Store/Add/Eq... (one instance shared by
 # every node of a tree, see SHARED_NODES)

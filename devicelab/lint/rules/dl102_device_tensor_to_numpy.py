@@ -3,8 +3,9 @@
 
 Flagged when the flow shows the tensor on a device: moved there (`x.to(device)`, `.cuda()`), the output of a
 moved model, or one of a moved model's own tensors (`model.fc.weight`, a `p` of `model.parameters()`,
-`model.state_dict()[k]`, `parameters_to_vector(model.parameters())`). Not flagged: `.cpu()` first, `.numpy(force=True)`, a tensor of unknown origin (a parameter), a
-list of numbers, a tensor moved to where another tensor of unknown place is (`x.to(y.device)`)."""
+`model.state_dict()[k]`, `parameters_to_vector(model.parameters())`). Not flagged: `.cpu()` first,
+`.numpy(force=True)`, a tensor of unknown origin (a parameter), a list of numbers, a tensor moved to where another
+tensor of unknown place is (`x.to(y.device)`)."""
 
 from __future__ import annotations
 

@@ -405,6 +405,7 @@ def test_dl604_flags_an_nccl_group_without_set_device(body: str) -> None:
     "dist.init_process_group(backend=args.backend)\n",  # chosen at run time
     "backend = 'nccl' if torch.cuda.is_available() else 'gloo'\ndist.init_process_group(backend)\n",
     "os.environ['CUDA_VISIBLE_DEVICES'] = os.environ['LOCAL_RANK']\ndist.init_process_group('nccl')\n",
+    "dist.init_process_group('nccl', rank=0, world_size=1)\n",  # one process: no other rank to share its GPU
 ])
 def test_dl604_leaves_alone_a_group_whose_processes_pick_their_gpu_or_no_nccl(body: str) -> None:
     assert "DL604" not in codes("import torch.distributed as dist\nimport os\n" + body)

@@ -4,9 +4,9 @@ communicators, barriers and whatever `.cuda()` makes land there too, which fills
 
 Flagged at `dist.init_process_group(...)`, when its backend is "nccl" written as a literal (or a name that the
 file only ever assigns "nccl"). Not flagged: a backend chosen at run time, gloo, `device_id=` given to
-init_process_group, and a file that picks each process's GPU (`torch.cuda.set_device`,
-`torch.accelerator.set_device_index`, `with torch.cuda.device(...)`, CUDA_VISIBLE_DEVICES), itself or in a
-function of the project's own modules that it calls (ddp.py)."""
+init_process_group, a group of one process (`world_size=1`), and a file that picks each process's GPU
+(`torch.cuda.set_device`, `torch.accelerator.set_device_index`, `with torch.cuda.device(...)`,
+CUDA_VISIBLE_DEVICES), itself or in a function of the project's own modules that it calls (ddp.py)."""
 
 from __future__ import annotations
 
@@ -30,6 +30,9 @@ class NcclWithoutSetDevice(Check):
     def call(self, walker: Walker, call: ast.Call, name: str | None, stmt: ast.stmt) -> None:
         if name not in self.calls or keyword(call, "device_id") is not None:
             return
+        size = keyword(call, "world_size")
+        if isinstance(size, ast.Constant) and size.value == 1:
+            return  # a group of one process: one GPU, no other rank to share it with
         backend = call.args[0] if call.args else keyword(call, "backend")
         if backend is None or not self._nccl(backend) or picks_process_device(self.a):
             return

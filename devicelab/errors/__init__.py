@@ -26,8 +26,10 @@ from .core import (
     dtype_of,
     error_part,
     fill,
+    is_caseless,
     js_source,
     normalise,
+    unescape,
 )
 from .evidence import AMP_WORDS, Evidence, Frame, evidence, frames, rules_for_export
 from .kinds import ALL
@@ -56,10 +58,10 @@ def _ordered() -> list[ErrorKind]:
     return [k for k in kinds if not k.fallback] + [k for k in kinds if k.fallback]
 
 
-def _matches_in(line: str, kinds: list[ErrorKind]) -> list[Match]:
+def _matches_in(line: str, kinds: list[ErrorKind], caseless: bool = False) -> list[Match]:
     found = []
     for kind in kinds:
-        ordered = kind.match_ordered(line)
+        ordered = kind.match_ordered(line, caseless)
         if ordered is not None:
             fields = [(name, value) for name, value in ordered if not name.startswith("_")]
             markers = {name: value for name, value in ordered if name.startswith("_")}
@@ -71,14 +73,14 @@ def _weight(found: list[Match]) -> int:
     return sum(len(value) for value in found[0].fields.values()) if found else -1
 
 
-def _matches(text: str, kinds: list[ErrorKind]) -> list[Match]:
+def _matches(text: str, kinds: list[ErrorKind], caseless: bool = False) -> list[Match]:
     """The matches of `kinds` in a pasted text, read with its lines joined by spaces, or glued where that reads
     more of the same family (a console that wrapped a word: "wrapper_CUDA_ad" + "dmm"). A family scoped to the
     error lines reads only those."""
     whole, errors = normalise(text), normalise(error_part(text))
 
     def both(form: int) -> list[Match]:
-        found = [m for k in kinds for m in _matches_in((errors if k.scope == "error" else whole)[form], [k])]
+        found = [m for k in kinds for m in _matches_in((errors if k.scope == "error" else whole)[form], [k], caseless)]
         return found
 
     spaced, glued = whole
@@ -92,8 +94,10 @@ def _matches(text: str, kinds: list[ErrorKind]) -> list[Match]:
 def lookup(message: str) -> list[Match]:
     """Every indexed family whose wordings match `message` (old and new wordings alike), most specific first."""
     kinds = [k for k in _ordered() if k.indexed]
-    found = _matches(message, [k for k in kinds if not k.fallback])
-    return found or _matches(message, [k for k in kinds if k.fallback])
+    message = unescape(message)
+    caseless = is_caseless(message)
+    found = _matches(message, [k for k in kinds if not k.fallback], caseless)
+    return found or _matches(message, [k for k in kinds if k.fallback], caseless)
 
 
 def match_kind(name: str, message: str) -> Match | None:
@@ -176,14 +180,15 @@ _HALF = re.compile(r"[Hh]alf|[Bb][Ff]loat16|float16|HALF", re.ASCII)
 
 
 def _diagnose(text: str) -> Diagnosis:
-    read, cut = focus(text)
+    read, cut = focus(unescape(text))
     error_line = bool(_ERROR_LINE.search(read))
-    found = _matches(read, _ordered())
+    caseless = is_caseless(read)  # a paste in lower case: its wordings and routes are read without regard to case
+    found = _matches(read, _ordered(), caseless)
     if not found:
         return Diagnosis(False, None, False, [], None, (), None, None, cut=cut, error_line=error_line)
     match = found[0]
     values = {**match.values, "_text": normalise(read)[0]}  # routes may look at the whole paste
-    route = match.kind.outcome(values)
+    route = match.kind.outcome(values, caseless)
     device_error = match.kind.device_error if route.device_error is None else route.device_error
     chapter = route.chapter
     confident = bool(route.confident and chapter)

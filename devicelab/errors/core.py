@@ -32,9 +32,11 @@ class Route:
     device_error: bool | None = None  # None: the family's own
     family: str | None = None  # another family name for this outcome (a dtype mismatch found by the conv wording)
 
-    def applies(self, values: dict[str, str]) -> bool:
-        """True when every condition of the rule holds for these fields."""
-        return all(re.search(pattern, values.get(name, ""), re.ASCII) for name, pattern in self.when.items())
+    def applies(self, values: dict[str, str], caseless: bool = False) -> bool:
+        """True when every condition of the rule holds for these fields (`caseless`: a paste written in lower case,
+        see `is_caseless()`)."""
+        flags = re.ASCII | (re.IGNORECASE if caseless else 0)
+        return all(re.search(pattern, values.get(name, ""), flags) for name, pattern in self.when.items())
 
 
 @dataclass(frozen=True)
@@ -68,9 +70,9 @@ class ErrorKind:
     # ("it runs on the CPU but not on the GPU") are not read as the message.
     scope: str = "paste"
 
-    def compiled(self) -> list[re.Pattern[str]]:
+    def compiled(self, caseless: bool = False) -> list[re.Pattern[str]]:
         """The wordings as compiled regexes (a space in a wording may be missing in a paste)."""
-        return _compiled(self.patterns)
+        return _compiled(self.patterns, caseless)
 
     def match(self, message: str) -> dict[str, str] | None:
         """The named fields of the first wording that matches `message` (a paste, normalised first), or None."""
@@ -80,19 +82,19 @@ class ErrorKind:
                 return {name: value for name, value in found if not name.startswith("_")}
         return None
 
-    def match_ordered(self, message: str) -> list[tuple[str, str]] | None:
+    def match_ordered(self, message: str, caseless: bool = False) -> list[tuple[str, str]] | None:
         """Like match(), with the fields in the order they appear in the message."""
-        for pattern in self.compiled():
+        for pattern in self.compiled(caseless):
             found = pattern.search(message)
             if found:
                 named = [(k, v) for k, v in found.groupdict().items() if v is not None]
                 return sorted(named, key=lambda item: found.start(item[0]))
         return None
 
-    def outcome(self, values: dict[str, str]) -> Route:
+    def outcome(self, values: dict[str, str], caseless: bool = False) -> Route:
         """The routing rule that applies to these fields (the family's default when none does)."""
         for route in self.routes:
-            if route.applies(values):
+            if route.applies(values, caseless):
                 return route
         return Route({}, self.chapter, self.confident, self.causes, self.candidates)
 
@@ -101,7 +103,7 @@ class ErrorKind:
         return self.outcome(derived(self, list(fields.items()))).chapter
 
 
-_CACHE: dict[tuple[str, ...], list[re.Pattern[str]]] = {}
+_CACHE: dict[tuple[tuple[str, ...], bool], list[re.Pattern[str]]] = {}
 
 
 def js_source(pattern: str) -> str:
@@ -109,10 +111,12 @@ def js_source(pattern: str) -> str:
     return pattern.replace(" ", " ?")
 
 
-def _compiled(patterns: tuple[str, ...]) -> list[re.Pattern[str]]:
-    if patterns not in _CACHE:
-        _CACHE[patterns] = [re.compile(js_source(p), re.ASCII) for p in patterns]
-    return _CACHE[patterns]
+def _compiled(patterns: tuple[str, ...], caseless: bool = False) -> list[re.Pattern[str]]:
+    key = (patterns, caseless)
+    if key not in _CACHE:
+        flags = re.ASCII | (re.IGNORECASE if caseless else 0)
+        _CACHE[key] = [re.compile(js_source(p), flags) for p in patterns]
+    return _CACHE[key]
 
 
 # --------------------------------------------------------------------------------------------- devices
@@ -166,6 +170,9 @@ def dtype_of(value: str) -> str:
     found = re.fullmatch(r"(?:torch\.(?:cuda\.|mps\.|xpu\.)?|CUDA|CPU|MPS|XPU)(\w+?)(?:Tensor|Type)", v, re.ASCII)
     if found:
         return found.group(1)
+    found = re.fullmatch(r"torch\.(?:cuda\.|mps\.|xpu\.)?([a-z]\w*?)tensor", v, re.ASCII)  # a paste in lower case
+    if found:
+        return found.group(1).capitalize()
     found = re.fullmatch(r"(?:c10::)?(\w+)", v, re.ASCII)
     if found and found.group(1).lower() in ("half", "float", "double", "bfloat16", "long", "int", "bool"):
         return {"half": "Half", "float": "Float", "double": "Double", "bfloat16": "BFloat16", "long": "Long",
@@ -226,6 +233,29 @@ _PUNCTUATION.update({code: chr(code - 0xFEE0) for code in range(0xFF01, 0xFF5F)}
 
 
 MAX_PASTE, HEAD = 40_000, 8_000
+# HTML's escapes, as a paste copied from a page's source or a scraped post shows them (`&#39;cuda:0&#39;`)
+_ENTITY = re.compile(r"&(#[0-9]{1,6}|#[xX][0-9a-fA-F]{1,6}|lt|gt|quot|apos|amp|nbsp);")
+_NAMED = {"lt": "<", "gt": ">", "quot": '"', "apos": "'", "amp": "&", "nbsp": "\u00a0"}
+_UPPER = re.compile(r"[A-Z]")
+
+
+def _entity(found: re.Match[str]) -> str:
+    name = found.group(1)
+    if name[0] != "#":
+        return _NAMED[name]
+    code = int(name[2:], 16) if name[1] in "xX" else int(name[1:])
+    return chr(code) if 0 < code <= 0x10FFFF and not 0xD800 <= code <= 0xDFFF else found.group(0)
+
+
+def unescape(text: str) -> str:
+    """A paste with HTML's escapes (`&lt;`, `&quot;`, `&#39;`, `&#x27;`, ...) read as the characters they stand for."""
+    return _ENTITY.sub(_entity, text) if "&" in text else text
+
+
+def is_caseless(text: str) -> bool:
+    """True for a paste with no capital letter at all (an issue title typed in lower case, a lowercased log): its
+    wordings and routes are then read without regard to case. A paste with any capital is read as written."""
+    return not _UPPER.search(text)
 
 
 def normalise(text: str) -> tuple[str, str]:

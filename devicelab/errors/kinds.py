@@ -103,6 +103,9 @@ SAME_DEVICE = ErrorKind(
         Route({"_mps": "."}, "01-devices", False, ("mps_mix", "layer_outside_to"), ("05-inside",)),
         Route({"_fake": "."}, "05-inside", False, ("tensor_made_inside", "batch_not_moved"),
               ("09-debugging", "01-devices")),
+        # the legacy type names in autograd's check of a gradient (GRADIENT_DEVICE's older wording): made inside
+        Route({"_text": r"Backward\d* returned an invalid gradient"}, "05-inside", False, ("tensor_made_inside",),
+              ("01-devices", "09-debugging")),
         Route({"op": "_foreach|fused_adam|_adam|adamw|_sgd|optim"}, "07-checkpoints", False, ("optimizer_state",),
               ("02-dataparallel", "09-debugging")),
         # the class weights of CrossEntropyLoss / NLLLoss: chapter 02's section, whichever side moved

@@ -1,6 +1,7 @@
 """The "Paste your error" page in headless Chromium: its rules are the Python index's, and every real message of
 the corpus pasted into it gets the same verdict as devicelab.errors.diagnose, in both languages."""
 
+import html
 import json
 import os
 import shutil
@@ -106,6 +107,25 @@ def test_every_corpus_message_gets_the_same_verdict_as_python(page, base_url, la
     assert different == []
     assert page.errors == []
     print(f"browser ({lang}): {statistics.mean(timings):.3f} ms per message, max {max(timings):.3f} ms")
+
+
+def test_pastes_in_lower_case_or_with_htmls_escapes_get_the_same_verdict_as_python(page, base_url):
+    """The page reads a paste with no capital letter without regard to case, and HTML's escapes as the characters
+    they stand for, as Python does (tests/unit/test_errors_paste_forms.py)."""
+    page.goto(f"{base_url}{PAGES['en']}")
+    texts = corpus_texts()[::4]
+    forms = [text.lower() for text in texts] + [html.escape(text) for text in texts]
+    forms += ["runtimeerror: function addbackward0 returned an invalid gradient at index 1 - expected type "
+              "torch.floattensor but got torch.cuda.floattensor", "&lt;class &#x27;RuntimeError&#x27;&gt; &amp;#39;"]
+    different = []
+    for text in forms:
+        got = paste(page, text)
+        d = diagnose(text)
+        if (got["device_error"], got["chapter"], got["confident"], got["ranking"]) != (
+                d.device_error, d.chapter, d.confident, [r.chapter for r in d.ranking]):
+            different.append((text[-120:], got["ranking"], [r.chapter for r in d.ranking]))
+    assert different == [] and page.errors == []
+    assert sum(diagnose(text).device_error for text in forms) > len(forms) // 3  # the forms were read, not declined
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])

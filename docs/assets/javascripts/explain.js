@@ -13,6 +13,20 @@
     "\u3001": ",", "`": "" };
 
   var MAX_PASTE = 40000, HEAD = 8000;
+  // HTML's escapes, as a paste copied from a page's source or a scraped post shows them (`&#39;cuda:0&#39;`)
+  var NAMED = { lt: "<", gt: ">", quot: '"', apos: "'", amp: "&", nbsp: "\u00a0" };
+
+  function unescape(text) {
+    if (text.indexOf("&") < 0) return text;
+    return text.replace(/&(#[0-9]{1,6}|#[xX][0-9a-fA-F]{1,6}|lt|gt|quot|apos|amp|nbsp);/g, function (all, name) {
+      if (name.charAt(0) !== "#") return NAMED[name];
+      var code = /^#[xX]/.test(name) ? parseInt(name.slice(2), 16) : parseInt(name.slice(1), 10);
+      return code > 0 && code <= 0x10FFFF && !(code >= 0xD800 && code <= 0xDFFF) ? String.fromCodePoint(code) : all;
+    });
+  }
+
+  // a paste with no capital letter at all (an issue title typed in lower case): read without regard to case
+  function isCaseless(text) { return !/[A-Z]/.test(text); }
 
   function normalise(text) {
     if (text.length > MAX_PASTE) text = text.slice(0, HEAD) + "\n" + text.slice(text.length - (MAX_PASTE - HEAD));
@@ -65,6 +79,8 @@
     var v = value.trim();
     var found = /^(?:torch\.(?:cuda\.|mps\.|xpu\.)?|CUDA|CPU|MPS|XPU)(\w+?)(?:Tensor|Type)$/.exec(v);
     if (found) return found[1];
+    found = /^torch\.(?:cuda\.|mps\.|xpu\.)?([a-z]\w*?)tensor$/.exec(v);  // a paste in lower case
+    if (found) return found[1].charAt(0).toUpperCase() + found[1].slice(1).toLowerCase();
     found = /^(?:c10::)?(\w+)$/.exec(v);
     if (found && DTYPES.hasOwnProperty(found[1].toLowerCase())) return DTYPES[found[1].toLowerCase()];
     return "";
@@ -135,12 +151,13 @@
       .map(function (j) { return keep[j]; }).join("\n");
   }
 
-  function matchIn(rules, line, errorLine) {
+  function matchIn(rules, line, errorLine, caseless) {
     for (var k = 0; k < rules.kinds.length; k++) {
       var kind = rules.kinds[k];
       var read = kind.scope === "error" ? errorLine : line;
-      for (var p = 0; p < kind._regexes.length; p++) {
-        var m = kind._regexes[p].exec(read);
+      var regexes = caseless ? kind._caseless : kind._regexes;
+      for (var p = 0; p < regexes.length; p++) {
+        var m = regexes[p].exec(read);
         if (!m) continue;
         var named = [];
         var groups = m.groups || {};
@@ -163,9 +180,9 @@
     return match.fields.reduce(function (sum, f) { return sum + f[1].length; }, 0);
   }
 
-  function applies(route, values) {
+  function applies(route, values, caseless) {
     return Object.keys(route.when).every(function (name) {
-      return new RegExp(route.when[name]).test(values[name] || "");
+      return new RegExp(route.when[name], caseless ? "i" : "").test(values[name] || "");
     });
   }
 
@@ -276,15 +293,16 @@
     "05-inside": "tensor_made_inside", "06-multigpu": "multi_gpu_mix" };
 
   function diagnose(rules, text) {
-    var focused = focus(rules, String(text));
+    var focused = focus(rules, unescape(String(text)));
     var read = focused[0], cut = focused[1];
     var errorLine = rules._errorLine.test(read);
+    var caseless = isCaseless(read);
     var none = { device_error: false, chapter: null, confident: false, candidates: [], kind: null, devices: [],
       op: null, argument: null, causes: [], match: null, ranking: [], evidence: [], cut: cut, error_line: errorLine };
     var lines = normalise(read), errors = normalise(errorPart(rules, read));
-    var match = matchIn(rules, lines[0], errors[0]);
+    var match = matchIn(rules, lines[0], errors[0], caseless);
     if (lines[1] !== lines[0] || errors[1] !== errors[0]) {
-      var second = matchIn(rules, lines[1], errors[1]);
+      var second = matchIn(rules, lines[1], errors[1], caseless);
       if (second && (!match || (second.kind === match.kind && weight(second) > weight(match)))) match = second;
     }
     if (!match) return none;
@@ -293,7 +311,7 @@
     values._text = lines[0];  // routes may look at the whole paste
     var kind = match.kind, route = null;
     for (var r = 0; r < kind.routes.length; r++) {
-      if (applies(kind.routes[r], values)) { route = kind.routes[r]; break; }
+      if (applies(kind.routes[r], values, caseless)) { route = kind.routes[r]; break; }
     }
     if (!route) {
       route = { chapter: kind.chapter, confident: kind.confident, causes: kind.causes, candidates: kind.candidates,
@@ -499,6 +517,7 @@
     rules._deviceToken = new RegExp("\\b" + rules.device + "(?![\\w-])", "g");
     rules.kinds.forEach(function (kind) {
       kind._regexes = kind.patterns.map(function (p) { return new RegExp(p, "d"); });
+      kind._caseless = kind.patterns.map(function (p) { return new RegExp(p, "di"); });
     });
     var f = rules.frames;
     rules._frames = { python: new RegExp(f.python), ipython: new RegExp(f.ipython), cell: new RegExp(f.cell),
@@ -571,7 +590,7 @@
     update();
   }
 
-  window.DevicelabExplain = { explain: explain, normalise: normalise };
+  window.DevicelabExplain = { explain: explain, normalise: normalise, unescape: unescape };
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", attach);
   else attach();
 })();

@@ -1,0 +1,90 @@
+"""Pastes in the forms readers bring them: HTML's escapes (a page's source, a scraped post) and all lower case (an
+issue title typed that way). Each is read as the message it stands for; the paste page does the same
+(tests/site/test_explain_page.py)."""
+
+from __future__ import annotations
+
+import html
+import json
+from pathlib import Path
+
+import pytest
+
+from devicelab.errors import diagnose
+from devicelab.errors.core import is_caseless, unescape
+
+ERRORS = Path(__file__).resolve().parents[1] / "errors"
+# every development file of real pastes (the held-out files are not read here)
+DEVELOPMENT = [ERRORS / "corpus.json", *sorted(ERRORS.glob("novel_dev*.json"))]
+
+
+def reading(text: str) -> tuple:
+    d = diagnose(text)
+    return d.device_error, d.chapter, d.confident, [r.chapter for r in d.ranking]
+
+
+@pytest.fixture(scope="module")
+def pastes() -> list[dict]:
+    return [entry for path in DEVELOPMENT for entry in json.loads(path.read_text(encoding="utf-8"))]
+
+
+def test_a_paste_with_htmls_escapes_reads_as_the_paste_itself(pastes):
+    changed = [e["id"] for e in pastes if reading(html.escape(e["text"])) != reading(e["text"])]
+    assert changed == []
+    escaped = "RuntimeError: Expected all tensors to be on the same device, but got index is on cpu, different from " \
+              "other tensors on cuda:0 (when checking argument in method wrapper_CUDA__index_select)"
+    assert reading(escaped.replace("(", "&#40;").replace(" ", "&nbsp;", 3)) == reading(escaped)
+
+
+def test_unescape_reads_named_and_numbered_escapes_once():
+    assert unescape("&lt;a&gt; &quot;b&quot; &#39;c&#x27; &apos;d&apos; e&amp;f") == "<a> \"b\" 'c' 'd' e&f"
+    assert unescape("&amp;lt;") == "&lt;"  # one pass, as a browser shows it
+    assert unescape("&#x1F600; &#0; &#xD800; &unknown;") == "\U0001F600 &#0; &#xD800; &unknown;"
+    assert unescape("no escapes & no entity") == "no escapes & no entity"
+
+
+def test_a_paste_in_lower_case_is_read_as_the_message(pastes):
+    device_errors = [e for e in pastes if diagnose(e["text"]).device_error]
+    negatives = [e for e in pastes if not diagnose(e["text"]).device_error]
+    kept = [e for e in device_errors if diagnose(e["text"].lower()).device_error]
+    same = [e for e in kept if diagnose(e["text"].lower()).chapter == diagnose(e["text"]).chapter]
+    claimed = [e["id"] for e in negatives if diagnose(e["text"].lower()).device_error]
+    # a lowercased traceback loses its frames ("file ..."), which can move the first chapter: hence 93%, not all
+    assert len(kept) >= 0.99 * len(device_errors), [e["id"] for e in device_errors if e not in kept]
+    assert len(same) >= 0.93 * len(device_errors)
+    assert len(claimed) <= 0.01 * len(negatives), claimed
+
+
+@pytest.mark.parametrize("message", [
+    "RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!",
+    "RuntimeError: Input type (torch.cuda.FloatTensor) and weight type (torch.FloatTensor) should be the same",
+    "RuntimeError: Expected object of device type cuda but got device type cpu for argument #1 'self' in call to "
+    "_th_index_select",
+    "RuntimeError: Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is False.",
+])
+def test_each_wording_in_lower_case_gets_the_chapter_it_gets_as_printed(message):
+    assert reading(message.lower())[:2] == reading(message)[:2]
+
+
+def test_a_dtype_mismatch_in_lower_case_is_still_no_device_error():
+    message = ("RuntimeError: Input type (torch.cuda.HalfTensor) and weight type (torch.cuda.FloatTensor) should be "
+               "the same")
+    assert not diagnose(message).device_error and not diagnose(message.lower()).device_error
+    legacy = ("RuntimeError: Expected object of type torch.FloatTensor but found type torch.LongTensor for argument #2 "
+              "'target'")
+    assert not diagnose(legacy).device_error and not diagnose(legacy.lower()).device_error
+
+
+def test_one_capital_letter_keeps_the_reading_case_sensitive():
+    assert is_caseless("runtimeerror: expected all tensors to be on the same device")
+    assert not is_caseless("RuntimeError: expected all tensors to be on the same device")
+    assert is_caseless("运行时错误：所有张量应该在同一设备上 cuda:0 和 cpu")  # no capital letter: nothing changes
+
+
+def test_autograds_legacy_wording_of_a_gradient_on_the_other_device_points_inside_the_model():
+    message = ("RuntimeError: Function AddBackward0 returned an invalid gradient at index 1 - expected type "
+               "torch.FloatTensor but got torch.cuda.FloatTensor")
+    d = diagnose(message)
+    assert d.device_error and d.chapter == "05-inside"
+    assert d.chapter == diagnose("RuntimeError: Function AddmmBackward returned an invalid gradient at index 1 - "
+                                 "expected device cpu but got cuda:0").chapter

@@ -281,6 +281,7 @@ def error_part(text: str) -> str:
     lines after it (a message that wraps) and the line before it when that is a traceback's failing code (indented)
     or a failed `assert` statement; the whole paste when no line looks like an error."""
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    lines = [_QUOTE.sub("", line).replace("\u00a0", " ") for line in lines]  # a reply's quoting, no-break spaces
     found = {i: m.start() for i, line in enumerate(lines) if (m := _EXCEPTION.search(line))}
     if not found:
         return text

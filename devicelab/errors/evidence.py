@@ -57,7 +57,9 @@ class Frame:
 def frames(text: str) -> list[Frame]:
     """The frames of every traceback in a pasted text, outermost first, each with its code line if shown."""
     lines = text.replace("\r\n", "\n").replace("\r", "\n").replace("\\\\", "/").split("\n")
-    lines = [re.sub(r"\x1b\[[0-9;]*[A-Za-z]", "", line).replace("\\", "/") for line in lines]
+    # the console's colours, a reply's `> ` quoting and a web page's no-break spaces are not part of a frame
+    lines = [re.sub(r"^[ \t]*(?:>[ \t]?)+", "", re.sub(r"\x1b\[[0-9;]*[A-Za-z]", "", line)).replace("\\", "/")
+             .replace("\u00a0", " ") for line in lines]
     found: list[Frame] = []
     index = 0
     while index < len(lines):

@@ -109,12 +109,14 @@ def test_every_corpus_message_gets_the_same_verdict_as_python(page, base_url, la
     print(f"browser ({lang}): {statistics.mean(timings):.3f} ms per message, max {max(timings):.3f} ms")
 
 
-def test_pastes_in_lower_case_or_with_htmls_escapes_get_the_same_verdict_as_python(page, base_url):
-    """The page reads a paste with no capital letter without regard to case, and HTML's escapes as the characters
-    they stand for, as Python does (tests/unit/test_errors_paste_forms.py)."""
+def test_pastes_in_lower_case_escaped_or_quoted_get_the_same_verdict_as_python(page, base_url):
+    """The page reads a paste with no capital letter without regard to case, HTML's escapes as the characters
+    they stand for, a reply's `> ` quoting and no-break spaces, as Python does (tests/unit/test_errors_paste_forms.py)."""
     page.goto(f"{base_url}{PAGES['en']}")
     texts = corpus_texts()[::4]
     forms = [text.lower() for text in texts] + [html.escape(text) for text in texts]
+    forms += ["\n".join("> " + line for line in text.splitlines()) for text in texts[::2]]
+    forms += [text.replace(" ", "\u00a0") for text in texts[::2]]
     forms += ["runtimeerror: function addbackward0 returned an invalid gradient at index 1 - expected type "
               "torch.floattensor but got torch.cuda.floattensor", "&lt;class &#x27;RuntimeError&#x27;&gt; &amp;#39;"]
     different = []

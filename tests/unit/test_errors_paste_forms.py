@@ -1,6 +1,6 @@
-"""Pastes in the forms readers bring them: HTML's escapes (a page's source, a scraped post) and all lower case (an
-issue title typed that way). Each is read as the message it stands for; the paste page does the same
-(tests/site/test_explain_page.py)."""
+"""Pastes in the forms readers bring them: HTML's escapes (a page's source, a scraped post), quoted in a reply,
+with a web page's no-break spaces, and all lower case (an issue title typed that way). Each is read as the message
+it stands for; the paste page does the same (tests/site/test_explain_page.py)."""
 
 from __future__ import annotations
 
@@ -34,6 +34,19 @@ def test_a_paste_with_htmls_escapes_reads_as_the_paste_itself(pastes):
     escaped = "RuntimeError: Expected all tensors to be on the same device, but got index is on cpu, different from " \
               "other tensors on cuda:0 (when checking argument in method wrapper_CUDA__index_select)"
     assert reading(escaped.replace("(", "&#40;").replace(" ", "&nbsp;", 3)) == reading(escaped)
+
+
+def quoted(text: str) -> str:
+    """The paste as a reply quotes it."""
+    return "\n".join("> " + line for line in text.splitlines())
+
+
+def test_a_paste_quoted_in_a_reply_or_with_a_pages_no_break_spaces_reads_as_the_paste_itself(pastes):
+    """The traceback's frames and the failed `assert` line above an AssertionError are read through `> ` and
+    through no-break spaces too, not only the message."""
+    for form in (quoted, lambda text: text.replace(" ", "\u00a0")):
+        changed = [e["id"] for e in pastes if reading(form(e["text"])) != reading(e["text"])]
+        assert changed == []
 
 
 def test_unescape_reads_named_and_numbered_escapes_once():

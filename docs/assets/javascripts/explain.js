@@ -132,7 +132,9 @@
   // The paste's error lines from their exception on, each with the two lines after it and the indented line
   // before it; the whole paste when no line looks like an error (devicelab.errors.core.error_part).
   function errorPart(rules, text) {
-    var lines = text.replace(/\r\n/g, "\n").replace(/\r/g, "\n").split("\n");
+    var lines = text.replace(/\r\n/g, "\n").replace(/\r/g, "\n").split("\n").map(function (l) {
+      return l.replace(/^[ \t]*(?:>[ \t]?)+/, "").replace(/\u00a0/g, " ");  // a reply's quoting, no-break spaces
+    });
     var found = {}, any = false;
     lines.forEach(function (line, i) {
       var m = rules._exception.exec(line);
@@ -195,7 +197,9 @@
   function frames(rules, text) {
     var f = rules._frames;
     var lines = text.replace(/\r\n/g, "\n").replace(/\r/g, "\n").replace(/\\\\/g, "/").split("\n").map(function (l) {
-      return l.replace(/\x1b\[[0-9;]*[A-Za-z]/g, "").replace(/\\/g, "/");
+      // the console's colours, a reply's `> ` quoting and a web page's no-break spaces are not part of a frame
+      return l.replace(/\x1b\[[0-9;]*[A-Za-z]/g, "").replace(/^[ \t]*(?:>[ \t]?)+/, "").replace(/\\/g, "/")
+        .replace(/\u00a0/g, " ");
     });
     var found = [];
     for (var i = 0; i < lines.length; i++) {

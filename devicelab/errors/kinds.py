@@ -504,6 +504,9 @@ NUMPY = ErrorKind(
         r"can't convert (?P<found>" + D + r") device type tensor to numpy",
         # torch <= 1.4
         r"can't convert (?P<found>CUDA|cuda) tensor to numpy",
+        # Chinese renderings: "无法转换CUDA张量为numpy", "无法将cuda0设备类型张量转换为numpy"
+        r"无法(?:将|转换) (?P<found>(?:cuda|CUDA|GPU)(?::?\d+)?) (?:设备类型 )?(?:的 )?"
+        r"张量 (?:转换)?(?:为|成) numpy",
     ),
     example="can't convert cuda:0 device type tensor to numpy. Use Tensor.cpu() to copy the tensor to host memory "
     "first.",

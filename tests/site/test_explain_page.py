@@ -118,7 +118,8 @@ def test_pastes_in_lower_case_escaped_or_quoted_get_the_same_verdict_as_python(p
     forms += ["\n".join("> " + line for line in text.splitlines()) for text in texts[::2]]
     forms += [text.replace(" ", "\u00a0") for text in texts[::2]]
     forms += ["runtimeerror: function addbackward0 returned an invalid gradient at index 1 - expected type "
-              "torch.floattensor but got torch.cuda.floattensor", "&lt;class &#x27;RuntimeError&#x27;&gt; &amp;#39;"]
+              "torch.floattensor but got torch.cuda.floattensor", "&lt;class &#x27;RuntimeError&#x27;&gt; &amp;#39;",
+              "TypeError: 无法转换CUDA张量为numpy。使用Tensor.cpu()将张量复制到主机内存"]
     different = []
     for text in forms:
         got = paste(page, text)

@@ -101,3 +101,19 @@ def test_autograds_legacy_wording_of_a_gradient_on_the_other_device_points_insid
     assert d.device_error and d.chapter == "05-inside"
     assert d.chapter == diagnose("RuntimeError: Function AddmmBackward returned an invalid gradient at index 1 - "
                                  "expected device cpu but got cuda:0").chapter
+
+
+# As Chinese pages render the NumPy message (cloud.baidu.com, duoke360.com, 2025): read as the English one is.
+NUMPY_ZH = ["TypeError: 无法转换CUDA张量为numpy。使用Tensor.cpu()将张量复制到主机内存",
+            "PyTorch无法将cuda0设备类型张量转换为numpy。使用Tensor.cpu()先将张量复制到主机内存"]
+
+
+@pytest.mark.parametrize("message", NUMPY_ZH)
+def test_chinese_renderings_of_the_numpy_message_read_as_the_english_one(message):
+    english = diagnose("TypeError: can't convert cuda:0 device type tensor to numpy. Use Tensor.cpu() to copy the "
+                       "tensor to host memory first.")
+    d = diagnose(message)
+    assert d.kind == english.kind and d.device_error and [r.chapter for r in d.ranking] == [
+        r.chapter for r in english.ranking]
+    assert d.devices[0].startswith("cuda")
+    assert not diagnose("无法将列表转换为numpy").device_error  # a list is no tensor on a device

@@ -226,7 +226,8 @@ def _relation(devices: list[str]) -> str:
 # --------------------------------------------------------------------------------------------- pastes
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
-_QUOTE = re.compile(r"^[ \t]*(?:>[ \t]?)+")
+# what a console or a reply puts before each line: `> ` quoting, torchrun's `[rank0]:` (older launchers `[default0]:`)
+_QUOTE = re.compile(r"^[ \t]*(?:>[ \t]?|\[(?:rank|default)\d+\]:[ \t]?)+")
 _BOX = re.compile(r"[\u2500-\u257f]")
 _PUNCTUATION = {0x2018: "'", 0x2019: "'", 0x201C: '"', 0x201D: '"', 0x3000: " ", 0x3002: ".", 0x3001: ",", 0x60: ""}
 _PUNCTUATION.update({code: chr(code - 0xFEE0) for code in range(0xFF01, 0xFF5F)})

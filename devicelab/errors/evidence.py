@@ -54,12 +54,15 @@ class Frame:
         return f"{shown}, line {self.line}, in {self.func}" if self.line else f"{shown}, in {self.func}"
 
 
+_COLOURS = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+_PREFIX = re.compile(r"^[ \t]*(?:>[ \t]?|\[(?:rank|default)\d+\]:[ \t]?)+")  # as core._QUOTE
+
+
 def frames(text: str) -> list[Frame]:
     """The frames of every traceback in a pasted text, outermost first, each with its code line if shown."""
     lines = text.replace("\r\n", "\n").replace("\r", "\n").replace("\\\\", "/").split("\n")
-    # the console's colours, a reply's `> ` quoting and a web page's no-break spaces are not part of a frame
-    lines = [re.sub(r"^[ \t]*(?:>[ \t]?)+", "", re.sub(r"\x1b\[[0-9;]*[A-Za-z]", "", line)).replace("\\", "/")
-             .replace("\u00a0", " ") for line in lines]
+    # colours, `> ` quoting, torchrun's `[rank0]:` prefix and a web page's no-break spaces are not part of a frame
+    lines = [_PREFIX.sub("", _COLOURS.sub("", line)).replace("\\", "/").replace("\u00a0", " ") for line in lines]
     found: list[Frame] = []
     index = 0
     while index < len(lines):

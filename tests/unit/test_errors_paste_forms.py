@@ -1,6 +1,7 @@
 """Pastes in the forms readers bring them: HTML's escapes (a page's source, a scraped post), quoted in a reply,
-with a web page's no-break spaces, and all lower case (an issue title typed that way). Each is read as the message
-it stands for; the paste page does the same (tests/site/test_explain_page.py)."""
+with a web page's no-break spaces, with torchrun's `[rank0]:` before each line, and all lower case (an issue title
+typed that way). Each is read as the message it stands for; the paste page does the same
+(tests/site/test_explain_page.py)."""
 
 from __future__ import annotations
 
@@ -41,10 +42,15 @@ def quoted(text: str) -> str:
     return "\n".join("> " + line for line in text.splitlines())
 
 
-def test_a_paste_quoted_in_a_reply_or_with_a_pages_no_break_spaces_reads_as_the_paste_itself(pastes):
-    """The traceback's frames and the failed `assert` line above an AssertionError are read through `> ` and
-    through no-break spaces too, not only the message."""
-    for form in (quoted, lambda text: text.replace(" ", "\u00a0")):
+def ranked(text: str) -> str:
+    """The paste as torchrun prints a rank's output: each line after `[rank0]:`."""
+    return "\n".join("[rank0]: " + line for line in text.splitlines())
+
+
+def test_a_paste_quoted_prefixed_by_rank_or_with_no_break_spaces_reads_as_the_paste_itself(pastes):
+    """The traceback's frames and the failed `assert` line above an AssertionError are read through a reply's `> `,
+    torchrun's `[rank0]:` and a web page's no-break spaces too, not only the message."""
+    for form in (quoted, lambda text: text.replace(" ", "\u00a0"), ranked):
         changed = [e["id"] for e in pastes if reading(form(e["text"])) != reading(e["text"])]
         assert changed == []
 

@@ -37,7 +37,7 @@
       return String.fromCharCode(c.charCodeAt(0) - 0xFEE0);
     });
     var lines = text.split("\n").map(function (line) {
-      return line.replace(/^[ \t]*(?:>[ \t]?)+/, "").replace(/[\u2500-\u257f]/g, " ");
+      return line.replace(/^[ \t]*(?:>[ \t]?|\[(?:rank|default)\d+\]:[ \t]?)+/, "").replace(/[\u2500-\u257f]/g, " ");
     });
     var spaced = lines.join(" ").replace(/\s+/g, " ").trim();
     var glued = lines.map(function (l) { return l.trim(); }).join("").replace(/\s+/g, " ").trim();
@@ -133,7 +133,7 @@
   // before it; the whole paste when no line looks like an error (devicelab.errors.core.error_part).
   function errorPart(rules, text) {
     var lines = text.replace(/\r\n/g, "\n").replace(/\r/g, "\n").split("\n").map(function (l) {
-      return l.replace(/^[ \t]*(?:>[ \t]?)+/, "").replace(/\u00a0/g, " ");  // a reply's quoting, no-break spaces
+      return l.replace(/^[ \t]*(?:>[ \t]?|\[(?:rank|default)\d+\]:[ \t]?)+/, "").replace(/\u00a0/g, " ");  // see normalise
     });
     var found = {}, any = false;
     lines.forEach(function (line, i) {
@@ -197,8 +197,8 @@
   function frames(rules, text) {
     var f = rules._frames;
     var lines = text.replace(/\r\n/g, "\n").replace(/\r/g, "\n").replace(/\\\\/g, "/").split("\n").map(function (l) {
-      // the console's colours, a reply's `> ` quoting and a web page's no-break spaces are not part of a frame
-      return l.replace(/\x1b\[[0-9;]*[A-Za-z]/g, "").replace(/^[ \t]*(?:>[ \t]?)+/, "").replace(/\\/g, "/")
+      // colours, `> ` quoting, torchrun's `[rank0]:` prefix and a web page's no-break spaces are not part of a frame
+      return l.replace(/\x1b\[[0-9;]*[A-Za-z]/g, "").replace(/^[ \t]*(?:>[ \t]?|\[(?:rank|default)\d+\]:[ \t]?)+/, "").replace(/\\/g, "/")
         .replace(/\u00a0/g, " ");
     });
     var found = [];

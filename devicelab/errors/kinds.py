@@ -798,8 +798,10 @@ HAND_WRITTEN = ErrorKind(
     patterns=(
         # the many hand-written TORCH_CHECKs: "X and Y must be on the same device", "expected ... to be on same
         # device, but got ...", "... must have the same device", "Expected b and A to be on the same device" ...
-        r"\b(?P<op>[a-z_][\w.]*)(?:\(\))?: ?[^.!?:]{0,80}?(?:to be|must be|need to be|should be|be|are not|is not|are)"
-        r" (?:on|in|at) (?:the )?same device(?P<tail>[^!?]{0,160})",
+        # an exception's name is no operation, even in a paste written all in lower case ("runtimeerror: ...")
+        r"\b(?![\w.]*(?:[Ee]rror|[Ee]xception|[Ww]arning)\b)(?P<op>[a-z_][\w.]*)(?:\(\))?: ?[^.!?:]{0,80}?"
+        r"(?:to be|must be|need to be|should be|be|are not|is not|are) (?:on|in|at) (?:the )?same device"
+        r"(?P<tail>[^!?]{0,160})",
         r"(?:to be|must be|need to be|should be|be|are not|is not|are) (?:on|in|at) (?:the )?same device"
         r"(?P<tail>[^!?]{0,160})",
         r"(?:must|to|should) have the same device(?P<tail>[^!?]{0,160})",

@@ -123,3 +123,12 @@ def test_chinese_renderings_of_the_numpy_message_read_as_the_english_one(message
         r.chapter for r in english.ranking]
     assert d.devices[0].startswith("cuda")
     assert not diagnose("无法将列表转换为numpy").device_error  # a list is no tensor on a device
+
+
+def test_an_exceptions_name_is_never_read_as_the_operation_or_the_argument(pastes):
+    """In a paste written in lower case `runtimeerror: ...` looks like `scatter(): ...`: it is still no operation."""
+    named = [(e["id"], d.op, d.argument) for e in pastes for d in (diagnose(e["text"]), diagnose(e["text"].lower()))
+             if any(v and v.lower().endswith(("error", "exception", "warning")) for v in (d.op, d.argument))]
+    assert named == []
+    assert diagnose("runtimeerror: tensors must be on the same device").op is None
+    assert diagnose("scatter(): index and src must be on the same device").op == "scatter"

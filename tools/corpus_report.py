@@ -56,9 +56,13 @@ NOVEL_HELDOUT5 = ROOT / "tests" / "errors" / "novel_heldout5.json"
 # close negatives again (16 device errors).
 NOVEL_DEV7 = ROOT / "tests" / "errors" / "novel_dev7.json"
 NOVEL_HELDOUT6 = ROOT / "tests" / "errors" / "novel_heldout6.json"
-DEVELOPMENT_FILES = (CORPUS, NOVEL_DEV, NOVEL_DEV2, NOVEL_DEV3, NOVEL_DEV4, NOVEL_DEV5, NOVEL_DEV6, NOVEL_DEV7)
+# An eighth batch (seeded draw random.Random(8088)), aimed at device errors in rare wordings: 67 threads, 49 libraries.
+NOVEL_DEV8 = ROOT / "tests" / "errors" / "novel_dev8.json"
+NOVEL_HELDOUT7 = ROOT / "tests" / "errors" / "novel_heldout7.json"
+DEVELOPMENT_FILES = (CORPUS, NOVEL_DEV, NOVEL_DEV2, NOVEL_DEV3, NOVEL_DEV4, NOVEL_DEV5, NOVEL_DEV6, NOVEL_DEV7,
+                     NOVEL_DEV8)
 HELDOUT_FILES = (HELDOUT, NOVEL_HELDOUT, NOVEL_HELDOUT2, NOVEL_HELDOUT3, NOVEL_HELDOUT4, NOVEL_HELDOUT5,
-                 NOVEL_HELDOUT6)
+                 NOVEL_HELDOUT6, NOVEL_HELDOUT7)
 
 CHAPTERS = (
     "01-devices",

@@ -80,8 +80,9 @@ SAME_DEVICE = ErrorKind(
         r"(?P<_mps>Placeholder storage has not been allocated on MPS device)",
         r"(?P<_mps>MPS ?设备上未分配占位符存储)",
         # torch.compile's fake tensors (the tracing of a compiled function), since 2.0
+        # (an out-of-tree backend's own device names too: "spyre:0, cpu")
         r"(?P<_fake>Unhandled FakeTensor Device Propagation) for (?P<op>[\w.]+), found two different devices "
-        r"(?P<want>" + D + r"), (?P<found>" + D + r")",
+        r"(?P<want>" + D + r"|[a-z]\w*:\d+), (?P<found>" + D + r"|[a-z]\w*:\d+)",
         # Chinese renderings
         ZH_SAME + r"[^!]{0,40}?(?P<want>" + D + r") ?(?:和|与|以及|and) ?(?P<found>" + D + r")"
         r"(?:[^!]{0,60}?(?:参数|argument) ?(?P<arg>\w+)[^!]{0,30}?(?:方法|method) ?(?P<op>\w+))?",
@@ -90,8 +91,10 @@ SAME_DEVICE = ErrorKind(
         r"期望设备类型为 ?(?P<want>\w+) ?的对象,? ?但参数 ?#\d+ ?'(?P<arg>\w+)' ?在调用 ?(?P<op>\w+) ?时得到设备类型 ?"
         r"(?P<found>\w+)",
         r"期望 ?(?P<want>cuda|cpu|CUDA|CPU) ?类型(?:的)?对象,? ?但(?:是)?得到(?:了)? ?(?P<found>cuda|cpu|CUDA|CPU)",
-        # a paste cut short after the head
+        # a paste cut short after the head, or inside it at the very end of the paste ("... Expected all tensors to
+        # be on the sa"); not before "to be": vmap's "Expected all tensors to have the same size ..." starts the same
         r"Expected all tensors to be on the same device",
+        r"Expected all tensors to be" + "".join("(?:" + c for c in " on the same devic") + ")?" * 18 + "$",
     ),
     routes=(
         Route({"relation": "^index$"}, "06-multigpu", True, ("multi_gpu_mix",), ("09-debugging",)),
@@ -814,6 +817,10 @@ HAND_WRITTEN = ErrorKind(
         r"(?:not on|not in) the (?:same|expected|correct|right) device(?P<tail>[^!?]{0,160})",
         r"\b[Dd]evice mismatch(?P<tail>[^!?]{0,160})",
         r"(?:不在同一个?设备|设备不一致|设备不匹配)(?P<tail>[^!?]{0,80})",
+        # a bare AssertionError under a failed `assert` on a tensor's device (`assert outputs.is_cuda or
+        # outputs.device.type == 'xla'`, `assert x.device == y.device`): the traceback's frames choose the chapter
+        r"\bassert (?P<tail>[^!?]{0,120}?\.(?:is_cuda|is_cpu|is_mps|is_xla|device(?:\.type)?)\b[^!?]{0,120}?) "
+        r"AssertionError\b",
     ),
     routes=(
         Route({"tail": "dtype except"}, "07-checkpoints", False, ("optimizer_state",), ("02-dataparallel",)),

@@ -17,6 +17,8 @@ Definitions (the same as tests/errors/test_corpus.py, which imports this file):
 from __future__ import annotations
 
 import argparse
+import difflib
+import functools
 import json
 import re
 import sys
@@ -104,12 +106,19 @@ def error_line(text: str) -> str:
     return re.sub(r"\d+", "0", re.sub(r"0x[0-9a-f]+", "0x", line))[:300]
 
 
-def similar(a: str, b: str, cut: float = 0.9) -> bool:
-    """Whether two error lines are at least `cut` similar (difflib's ratio)."""
-    import difflib
+@functools.lru_cache(maxsize=8192)
+def _matcher(b: str) -> difflib.SequenceMatcher:
+    """A matcher with `b` as its second sequence, indexed once: one line is compared with many (difflib's advice)."""
+    return difflib.SequenceMatcher(None, "", b, autojunk=False)
 
-    matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
-    return matcher.real_quick_ratio() >= cut and matcher.quick_ratio() >= cut and matcher.ratio() >= cut
+
+def similar(a: str, b: str, cut: float = 0.9) -> bool:
+    """Whether two error lines are at least `cut` similar (difflib's ratio, `a` against `b`)."""
+    if len(a) + len(b) and 2 * min(len(a), len(b)) / (len(a) + len(b)) < cut:  # real_quick_ratio, without a matcher
+        return False
+    matcher = _matcher(b)
+    matcher.set_seq1(a)
+    return matcher.quick_ratio() >= cut and matcher.ratio() >= cut
 
 
 def heldout_strata() -> dict[str, list[dict[str, Any]]]:

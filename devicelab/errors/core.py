@@ -225,7 +225,7 @@ def _relation(devices: list[str]) -> str:
 
 # --------------------------------------------------------------------------------------------- pastes
 
-_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 # what a console or a reply puts before each line: `> ` quoting, torchrun's `[rank0]:` (older launchers `[default0]:`)
 _QUOTE = re.compile(r"^[ \t]*(?:>[ \t]?|\[(?:rank|default)\d+\]:[ \t]?)+")
 _BOX = re.compile(r"[\u2500-\u257f]")
@@ -259,12 +259,18 @@ def is_caseless(text: str) -> bool:
     return not _UPPER.search(text)
 
 
+def bare_line(line: str) -> str:
+    """A pasted line without what a reply or a console put before it (`> `, `[rank0]:`) and with a web page's
+    no-break spaces as spaces: how the error lines and the traceback's frames are read."""
+    return _QUOTE.sub("", line).replace("\u00a0", " ")
+
+
 def normalise(text: str) -> tuple[str, str]:
     """A pasted text as one line, two ways: lines joined with a space, and lines glued (a word wrapped mid-way)."""
     if len(text) > MAX_PASTE:  # a whole log: keep its head and its end, where the error is
         text = text[:HEAD] + "\n" + text[-(MAX_PASTE - HEAD):]
     text = text.replace("\r\n", "\n").replace("\r", "\n")
-    text = _ANSI.sub("", text).translate(_PUNCTUATION)
+    text = ANSI.sub("", text).translate(_PUNCTUATION)
     lines = [_BOX.sub(" ", _QUOTE.sub("", line)) for line in text.split("\n")]
     spaced = re.sub(r"\s+", " ", " ".join(lines)).strip()
     glued = re.sub(r"\s+", " ", "".join(line.strip() for line in lines)).strip()
@@ -282,7 +288,7 @@ def error_part(text: str) -> str:
     lines after it (a message that wraps) and the line before it when that is a traceback's failing code (indented)
     or a failed `assert` statement; the whole paste when no line looks like an error."""
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-    lines = [_QUOTE.sub("", line).replace("\u00a0", " ") for line in lines]  # a reply's quoting, no-break spaces
+    lines = [bare_line(line) for line in lines]
     found = {i: m.start() for i, line in enumerate(lines) if (m := _EXCEPTION.search(line))}
     if not found:
         return text

@@ -15,6 +15,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from .core import ANSI, bare_line
+
 # Python: `  File "/x/torch/optim/sgd.py", line 84, in step` then the code line.
 _PYTHON = re.compile(r'^\s*File "(?P<path>[^"\n]+)", line (?P<line>\d+), in (?P<func>\S+)', re.ASCII)
 # IPython >= 8: `File /x/torch/nn/modules/module.py:1736, in Module._call_impl(self, *args)` and `Cell In[3], line 5`.
@@ -54,15 +56,11 @@ class Frame:
         return f"{shown}, line {self.line}, in {self.func}" if self.line else f"{shown}, in {self.func}"
 
 
-_COLOURS = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
-_PREFIX = re.compile(r"^[ \t]*(?:>[ \t]?|\[(?:rank|default)\d+\]:[ \t]?)+")  # as core._QUOTE
-
-
 def frames(text: str) -> list[Frame]:
     """The frames of every traceback in a pasted text, outermost first, each with its code line if shown."""
     lines = text.replace("\r\n", "\n").replace("\r", "\n").replace("\\\\", "/").split("\n")
     # colours, `> ` quoting, torchrun's `[rank0]:` prefix and a web page's no-break spaces are not part of a frame
-    lines = [_PREFIX.sub("", _COLOURS.sub("", line)).replace("\\", "/").replace("\u00a0", " ") for line in lines]
+    lines = [bare_line(ANSI.sub("", line)).replace("\\", "/") for line in lines]
     found: list[Frame] = []
     index = 0
     while index < len(lines):

@@ -28,6 +28,12 @@
   // a paste with no capital letter at all (an issue title typed in lower case): read without regard to case
   function isCaseless(text) { return !/[A-Z]/.test(text); }
 
+  // what a reply or a console put before a line (`> `, torchrun's `[rank0]:`)
+  var PREFIX = /^[ \t]*(?:>[ \t]?|\[(?:rank|default)\d+\]:[ \t]?)+/;
+
+  // a line as the error lines and the frames are read: no prefix, a web page's no-break spaces as spaces
+  function bareLine(line) { return line.replace(PREFIX, "").replace(/\u00a0/g, " "); }
+
   function normalise(text) {
     if (text.length > MAX_PASTE) text = text.slice(0, HEAD) + "\n" + text.slice(text.length - (MAX_PASTE - HEAD));
     text = text.replace(/\r\n/g, "\n").replace(/\r/g, "\n");
@@ -37,7 +43,7 @@
       return String.fromCharCode(c.charCodeAt(0) - 0xFEE0);
     });
     var lines = text.split("\n").map(function (line) {
-      return line.replace(/^[ \t]*(?:>[ \t]?|\[(?:rank|default)\d+\]:[ \t]?)+/, "").replace(/[\u2500-\u257f]/g, " ");
+      return line.replace(PREFIX, "").replace(/[\u2500-\u257f]/g, " ");
     });
     var spaced = lines.join(" ").replace(/\s+/g, " ").trim();
     var glued = lines.map(function (l) { return l.trim(); }).join("").replace(/\s+/g, " ").trim();
@@ -132,9 +138,7 @@
   // The paste's error lines from their exception on, each with the two lines after it and the indented line
   // before it; the whole paste when no line looks like an error (devicelab.errors.core.error_part).
   function errorPart(rules, text) {
-    var lines = text.replace(/\r\n/g, "\n").replace(/\r/g, "\n").split("\n").map(function (l) {
-      return l.replace(/^[ \t]*(?:>[ \t]?|\[(?:rank|default)\d+\]:[ \t]?)+/, "").replace(/\u00a0/g, " ");  // see normalise
-    });
+    var lines = text.replace(/\r\n/g, "\n").replace(/\r/g, "\n").split("\n").map(bareLine);
     var found = {}, any = false;
     lines.forEach(function (line, i) {
       var m = rules._exception.exec(line);
@@ -157,7 +161,10 @@
     for (var k = 0; k < rules.kinds.length; k++) {
       var kind = rules.kinds[k];
       var read = kind.scope === "error" ? errorLine : line;
-      var regexes = caseless ? kind._caseless : kind._regexes;
+      var regexes = kind._regexes;
+      if (caseless) {  // compiled the first time a paste in lower case comes
+        regexes = kind._caseless || (kind._caseless = kind.patterns.map(function (p) { return new RegExp(p, "di"); }));
+      }
       for (var p = 0; p < regexes.length; p++) {
         var m = regexes[p].exec(read);
         if (!m) continue;
@@ -198,8 +205,7 @@
     var f = rules._frames;
     var lines = text.replace(/\r\n/g, "\n").replace(/\r/g, "\n").replace(/\\\\/g, "/").split("\n").map(function (l) {
       // colours, `> ` quoting, torchrun's `[rank0]:` prefix and a web page's no-break spaces are not part of a frame
-      return l.replace(/\x1b\[[0-9;]*[A-Za-z]/g, "").replace(/^[ \t]*(?:>[ \t]?|\[(?:rank|default)\d+\]:[ \t]?)+/, "").replace(/\\/g, "/")
-        .replace(/\u00a0/g, " ");
+      return bareLine(l.replace(/\x1b\[[0-9;]*[A-Za-z]/g, "")).replace(/\\/g, "/");
     });
     var found = [];
     for (var i = 0; i < lines.length; i++) {
@@ -521,7 +527,6 @@
     rules._deviceToken = new RegExp("\\b" + rules.device + "(?![\\w-])", "g");
     rules.kinds.forEach(function (kind) {
       kind._regexes = kind.patterns.map(function (p) { return new RegExp(p, "d"); });
-      kind._caseless = kind.patterns.map(function (p) { return new RegExp(p, "di"); });
     });
     var f = rules.frames;
     rules._frames = { python: new RegExp(f.python), ipython: new RegExp(f.ipython), cell: new RegExp(f.cell),

@@ -31,7 +31,7 @@ def _alive(pid: int) -> bool:
     try:  # a zombie is an ended process
         with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
             return stat.read().split(")")[-1].split()[0] != "Z"
-    except FileNotFoundError:
+    except OSError:  # gone between the two looks: no file, or a read that ends in ESRCH once it is reaped
         return False
 
 

@@ -9,6 +9,7 @@ ended, so that no rank is left hanging in a collective: the cell reports it inst
 
 from __future__ import annotations
 
+import atexit
 import inspect
 import os
 import re
@@ -185,10 +186,12 @@ def module_source(*functions: Callable[..., object]) -> str:
 
 
 def write_module(*functions: Callable[..., object], path: str | Path | None = None) -> Path:
-    """Write notebook functions to a module file (a temporary one by default) that every rank can import."""
+    """Write notebook functions to a module file (a temporary one by default, removed when this process
+    ends) that every rank can import."""
     if path is None:
         handle, name = tempfile.mkstemp(prefix="ddp_answers_", suffix=".py")
         os.close(handle)
+        atexit.register(Path(name).unlink, missing_ok=True)
         path = name
     path = Path(path)
     path.write_text(module_source(*functions), encoding="utf-8")

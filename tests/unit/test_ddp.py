@@ -2,7 +2,9 @@
 
 import importlib.util
 import os
+import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 import torch
@@ -93,6 +95,21 @@ def test_write_module_gives_every_rank_the_functions_and_the_imports(tmp_path):
         assert path.read_text(encoding="utf-8").startswith(ddp.HEADER)
     finally:
         path.unlink()
+
+
+def test_the_temporary_module_file_is_removed_when_the_process_that_wrote_it_ends(tmp_path):
+    """A notebook that launches the job leaves nothing in the temporary folder once its kernel ends."""
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    script = tmp_path / "writer.py"
+    script.write_text("import sys, tempfile\nfrom devicelab import ddp\n\n\ndef f(x):\n    return x\n\n\n"
+                      "tempfile.tempdir = sys.argv[1]\nwritten = ddp.write_module(f)\n"
+                      "print(written, written.exists())\n", encoding="utf-8")
+    done = subprocess.run([sys.executable, str(script), str(scratch)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    name, existed = done.stdout.split()
+    assert existed == "True" and Path(name).parent == scratch and Path(name).name.startswith("ddp_answers_")
+    assert not list(scratch.iterdir())
 
 
 def test_records_and_failures_read_the_lines_of_each_rank():

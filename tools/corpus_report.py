@@ -61,10 +61,14 @@ NOVEL_HELDOUT6 = ROOT / "tests" / "errors" / "novel_heldout6.json"
 # An eighth batch (seeded draw random.Random(8088)), aimed at device errors in rare wordings: 67 threads, 49 libraries.
 NOVEL_DEV8 = ROOT / "tests" / "errors" / "novel_dev8.json"
 NOVEL_HELDOUT7 = ROOT / "tests" / "errors" / "novel_heldout7.json"
+# A ninth batch (seeded draw random.Random(9099)): 64 threads, 42 libraries; many device errors told in the poster's
+# own words around (or instead of) the message.
+NOVEL_DEV9 = ROOT / "tests" / "errors" / "novel_dev9.json"
+NOVEL_HELDOUT8 = ROOT / "tests" / "errors" / "novel_heldout8.json"
 DEVELOPMENT_FILES = (CORPUS, NOVEL_DEV, NOVEL_DEV2, NOVEL_DEV3, NOVEL_DEV4, NOVEL_DEV5, NOVEL_DEV6, NOVEL_DEV7,
-                     NOVEL_DEV8)
+                     NOVEL_DEV8, NOVEL_DEV9)
 HELDOUT_FILES = (HELDOUT, NOVEL_HELDOUT, NOVEL_HELDOUT2, NOVEL_HELDOUT3, NOVEL_HELDOUT4, NOVEL_HELDOUT5,
-                 NOVEL_HELDOUT6, NOVEL_HELDOUT7)
+                 NOVEL_HELDOUT6, NOVEL_HELDOUT7, NOVEL_HELDOUT8)
 
 CHAPTERS = (
     "01-devices",

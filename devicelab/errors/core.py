@@ -69,6 +69,9 @@ class ErrorKind:
     # "paste": read the whole paste; "error": only its error lines (see error_part), so that the poster's own words
     # ("it runs on the CPU but not on the GPU") are not read as the message.
     scope: str = "paste"
+    # A match that names one device twice ("a GPU other than cuda: 0") is passed over for a later one that names two
+    # different devices ("tensors were found at cuda:0 and cuda:4"); the first match stands when there is none.
+    prefer_pair: bool = False
 
     def compiled(self, caseless: bool = False) -> list[re.Pattern[str]]:
         """The wordings as compiled regexes (a space in a wording may be missing in a paste)."""
@@ -84,12 +87,22 @@ class ErrorKind:
 
     def match_ordered(self, message: str, caseless: bool = False) -> list[tuple[str, str]] | None:
         """Like match(), with the fields in the order they appear in the message."""
+        first: list[tuple[str, str]] | None = None
         for pattern in self.compiled(caseless):
-            found = pattern.search(message)
-            if found:
+            for found in pattern.finditer(message) if self.prefer_pair else filter(None, [pattern.search(message)]):
                 named = [(k, v) for k, v in found.groupdict().items() if v is not None]
-                return sorted(named, key=lambda item: found.start(item[0]))
-        return None
+                ordered = sorted(named, key=lambda item: found.start(item[0]))
+                if not self.prefer_pair:
+                    return ordered
+                devices = [device_of(v) for k, v in ordered if k in self.device_fields]
+                relation = _relation(devices) if len(devices) == 2 and all(devices) else ""
+                if first is None:
+                    if relation != "same":
+                        return ordered
+                    first = ordered
+                elif relation in ("type", "index"):
+                    return ordered
+        return first
 
     def outcome(self, values: dict[str, str], caseless: bool = False) -> Route:
         """The routing rule that applies to these fields (the family's default when none does)."""
@@ -145,7 +158,7 @@ def device_of(value: str) -> str:
         return "cpu"
     if low == "tpu":
         return "xla"
-    if low in ("gpu", "cuda"):
+    if low in ("gpu", "gpus", "cuda"):
         return "cuda"
     if low == "cpu":
         return "cpu"

@@ -22,6 +22,19 @@ EMBEDDING = r"[Ee]mbed|modules/sparse\.py|EmbeddingBag"
 OPTIMIZER_STATE = (r"\b(?:exp_avgs?|exp_avg_sqs?|max_exp_avg_sqs?|momentum_buffers?(?:_list)?|square_avgs?|"
                    r"state_sums?)\b")
 
+# A multi-GPU program's words in the paste (DataParallel, DDP, FSDP, DeepSpeed, a device map).
+MULTI_GPU = (r"DataParallel|[Rr]eplica|[Ss]catter|[Bb]roadcast|device_ids|local_rank|NCCL|nccl|all_reduce|all_gather|"
+             r"[Dd]istributed|SyncBatchNorm|FSDP|FullyShard|deepspeed|DeepSpeed|different GPUs|device_map|"
+             # FSDP's own word for the GPU a rank computes on ("Expects tensor to be on the compute device cuda:1")
+             r"\bcompute device\b|"
+             # Chinese: "several cards", "two cards", "multi-GPU"
+             r"多卡|[多两几][张块个]卡|多个? ?GPU|多显卡|双卡|"
+             # a second GPU said in words: "when training a model in different GPU", "on another GPU"
+             r"\b(?:another|a different|different|other|second) GPU\b")
+# A paste that names two different GPUs by number ("cuda:1" in its settings, "device 0" in its error): a multi-GPU
+# program. A version ("CUDA 11.8") is no GPU number.
+TWO_GPUS = (r"(?:cuda:|[Dd]evice |GPU ?)(\d)(?![\d.])[\s\S]{0,400}?(?:cuda:|[Dd]evice |GPU ?)(?!\1(?![\d.]))\d"
+            r"(?![\d.])")
 # Chinese renderings that Chinese posts quote (machine or hand translations of the English sentence).
 ZH_SAME = r"(?:预期|期望|应该|要求)?所有(?:的)?张量(?:都)?(?:应该)?(?:在|位于|处于)同一(?:个)?设备上"
 
@@ -810,7 +823,7 @@ HAND_WRITTEN = ErrorKind(
         r"(?:must|to|should) have the same device(?P<tail>[^!?]{0,160})",
         r"(?P<tail>Expected [\w ,]{1,80} to have the same device type, but got[^!?]{0,160})",
         r"(?P<tail>(?:all )?tensors must all be on the same device[^!?]{0,80})",
-        r"(?P<tail>\b\w+ must be (?:a )?(?:CUDA|cuda|GPU) tensor[^!?]{0,80})",
+        r"(?P<tail>\b\w+ must be (?:an? )?(?:CUDA|cuda|GPU|NPU|npu|XPU|xpu|MPS|mps|XLA|xla) tensor[^!?]{0,80})",
         r"(?P<tail>expected (?:input|\w+) to be on (?:the )?(?:same )?(?:device|cuda|CUDA)[^!?]{0,120})",
         # libraries' own checks: "found two different devices", "are on different devices", "device mismatch"
         r"(?:on|found|found two|across|between) (?:two )?different devices(?P<tail>[^!?]{0,160})",
@@ -825,6 +838,8 @@ HAND_WRITTEN = ErrorKind(
     routes=(
         Route({"tail": "dtype except"}, "07-checkpoints", False, ("optimizer_state",), ("02-dataparallel",)),
         Route({"relation": "^index$"}, "06-multigpu", True, ("multi_gpu_mix",)),
+        Route({"relation": "^$", "_text": TWO_GPUS}, "06-multigpu", False, ("multi_gpu_mix",), ("01-devices",)),
+        Route({"relation": "^$", "_text": MULTI_GPU}, "06-multigpu", False, ("multi_gpu_mix",), ("01-devices",)),
         Route({"types": "meta"}, "07-checkpoints", False, ("meta_weights",), ("09-debugging",)),
         Route({"tail": "CUDA tensor|GPU tensor"}, "09-debugging", False, ("custom_kernel", "batch_not_moved"),
               ("01-devices",)),
@@ -845,40 +860,58 @@ HAND_WRITTEN = ErrorKind(
 DW = (r"(?:device\(type='(?:cuda|cpu|mps|xpu|meta|xla|hpu|npu)'(?:, ?index=\d+)?\)|"  # torch.device's repr
       r"torch\.cuda\.\w+Tensor|torch\.(?:Float|Double|Half|Long|Int|Byte|Bool|BFloat16)Tensor|"
       r"(?:CUDA|CPU|MPS|XPU)(?:Float|Double|Half|Long|Int|Byte|Bool|BFloat16|ComplexFloat|ComplexDouble)Type|" + D +
-      r"|GPU|CPU|gpu|Gpu|Cpu|Cuda|CUDA|Mps|MPS|XLA|TPU|(?:cuda |CUDA |GPU )?device \d+)")
+      r"|GPUs|CPUs|GPU|CPU|gpus|cpus|gpu|Gpu|Cpu|Cuda|CUDA|Mps|MPS|XLA|TPU|NPU|XPU|HPU|"
+      r"(?:cuda |CUDA |GPU )?device \d+)")
 DW_ZH = r"(?:" + DW + r"|显卡|显存|内存)"
 # What a device word can qualify in a message ("a cpu tensor", "CUDA generator", "GPU weights").
-THING = (r"(?:tensors?|generators?|graphs?|models?|modules?|weights?|param\w*|features?|states?|buffers?|inputs?|"
-         r"outputs?|storages?|arrays?|masks?|indices|labels?)")
+THING = (r"(?:tensors?|Tensors?|generators?|Generators?|graphs?|models?|modules?|weights?|param\w*|features?|states?|"
+         r"buffers?|inputs?|outputs?|storages?|arrays?|masks?|indices|labels?|scalars?)")
 # Said of a tensor that is not where it must be ("found some tensors to not be on a GPU").
 NOT_ON = r"not (?:be )?(?:on|in) (?:a |the )?(?:GPU|CPU|cuda|CUDA|device)\b|same GPU"
 # A graph library's objects or words in the paste (PyG, DGL): their edges and features come with the batch.
 GRAPH = (r"\bDGL|\bdgl\b|DGLGraph|torch_geometric|edge_index|node feature|[Gg]raphs? (?:on|to batch|must be)|"
          r"\bsubgraph\b|[Gg]raph and \w+ (?:should|must)|same device context")
-_CUT = r"[^.!?;\n。！？；]"  # within one sentence
-# A multi-GPU program's words in the paste (DataParallel, DDP, FSDP, DeepSpeed, a device map).
-MULTI_GPU = (r"DataParallel|[Rr]eplica|[Ss]catter|[Bb]roadcast|device_ids|local_rank|NCCL|nccl|all_reduce|all_gather|"
-             r"[Dd]istributed|SyncBatchNorm|FSDP|FullyShard|deepspeed|DeepSpeed|different GPUs|device_map|"
-             # FSDP's own word for the GPU a rank computes on ("Expects tensor to be on the compute device cuda:1")
-             r"\bcompute device\b")
+# within one sentence (a dot inside a name, `out.device` or `x.is_cuda`, ends none)
+_CUT = r"(?:[^.!?;\n。！？；]|\.(?=\w))"
 TWO_DEVICES = ErrorKind(
     name="two_devices",
     chapter="01-devices",
     confident=False,
     scope="error",
+    prefer_pair=True,
     causes=("batch_not_moved", "model_not_moved", "tensor_made_inside"),
     candidates=("05-inside", "09-debugging"),
     fallback=True,
     patterns=(
         # "expected ... on X ... but got/found ... Y", in any library's words
         r"(?:[Ee]xpect(?:ed|s|ing)?|should (?:be|live)|must (?:be|live)|needs? to be|requires?|wants?|supposed to be)\b"
-        + _CUT + r"{0,80}?\b(?P<want>" + DW + r")(?![\w-])" + _CUT + r"{0,200}?\b(?:but|got|found|received|"
-        r"instead|whereas|while|is on|was on|are on|is in|lives on|not)\b" + _CUT + r"{0,80}?\b(?P<found>" + DW +
+        + _CUT + r"{0,80}?\b(?P<want>" + DW + r")(?![\w-])" + _CUT + r"{0,200}?(?:\. (?=[Bb]ut\b))?\b(?:[Bb]ut|got|"
+        r"found|received|instead|whereas|while|is on|was on|are on|is in|lives on|not)\b" + _CUT +
+        r"{0,80}?\b(?P<found>" + DW +
         r")(?![\w-])",
         # "X is on A ... Y is on B", "tensors on A and B", "devices A and B", "A vs B"
-        r"\b(?:[Dd]evices?|on|in)\b" + _CUT + r"{0,60}?\b(?P<want>" + DW + r")(?![\w-])" + _CUT +
-        r"{0,50}?\b(?:and|vs\.?|versus|or|but|while|whereas|yet)\b" + _CUT + r"{0,50}?\b(?P<found>" + DW +
+        r"\b(?:[Dd]evices?|on|in|at)\b" + _CUT + r"{0,60}?\b(?P<want>" + DW + r")(?![\w-])" + _CUT +
+        r"{0,50}?(?:\b(?:and|vs\.?|versus|or|but|while|whereas|yet)\b| [-/] )" + _CUT + r"{0,50}?\b(?P<found>" + DW +
         r")(?![\w-])",
+        # two things, each said to be on its device: "seq_lens is on cpu, block_table on cuda:0"
+        r"\b\w+ (?:is |are |was |were )?on (?P<want>" + DW + r")(?![\w-]),? (?:and |but |while |whereas )?(?:the )?\w+ "
+        r"(?:is |are |was |were )?on (?P<found>" + DW + r")(?![\w-])",
+        # both places named as a pair: "a module with both CPU and GPU params", "Both 'meta' and 'cpu' are present",
+        # "Does not support mixing cuda+mps"
+        r"\b(?:[Bb]oth|[Mm]ix(?:ing|ed|es)?(?: of)?)\b" + _CUT + r"{0,20}?'?\b(?P<want>" + DW + r")(?![\w-])'? ?"
+        r"(?:and|\+|&|with) ?'?\b(?P<found>" + DW + r")(?![\w-])",
+        # two devices printed for two things: "original.device: cuda:0 right_inverse(original).device: cpu"
+        r"\.device ?[:=] ?'?(?P<want>" + DW + r")(?![\w-])'?" + _CUT + r"{0,80}?\.device ?[:=] ?'?(?P<found>" + DW
+        + r")(?![\w-])",
+        # two sides of a check, each with its device in brackets: "backend of indices (CUDA) must match backend of
+        # values (CPU)"
+        r"\b(?:device|backend) (?:type )?of [\w ]{1,30}\(=?(?P<want>" + DW + r")\) must (?:match|be the same as) "
+        r"(?:the )?"
+        r"(?:device|backend) (?:type )?of [\w ]{1,30}\(=?(?P<found>" + DW + r")\)",
+        # a thing said to have gone to another device than where the work runs: "When training on cuda:1, ... some
+        # tensors that get placed on cuda:0"
+        r"\bon (?P<want>" + DW + r")(?![\w-])" + _CUT + r"{0,80}?\b(?:placed|put|created|allocated|loaded|left|kept|"
+        r"stays?|stayed|remains?|remained|ends? up|ended up) (?:on|to|onto|in) (?P<found>" + DW + r")(?![\w-])",
         # a pair written as a pair: "(cpu:0 vs. cuda:0)", "{'cuda', 'meta'}", "[cpu, cuda:0]"
         r"[(\[{] ?'?\b(?P<want>" + DW + r")'? ?(?:vs\.?|versus|!=|,|and|/) ?'?\b(?P<found>" + DW + r")'? ?[)\]}]",
         # the legacy type names carry the device: a torch.cuda.*Tensor beside a torch.*Tensor, THCuda* beside TH*
@@ -887,7 +920,8 @@ TWO_DEVICES = ErrorKind(
         r"\b(?P<want>TH(?:Cuda)?[A-Z]\w*Tensor)\b[^\n]{0,160}?\b(?P<found>TH(?:Cuda)?[A-Z]\w*Tensor)\b",
         # one device, said to be required: "expected input tensor to be on GPU", "must be on CPU", "to be on the
         # compute device cuda:1"
-        r"(?:[Ee]xpect(?:ed|s|ing)?|must|should|needs?|has|have)\b" + _CUT + r"{0,60}?\b(?:to be|be) (?:on|in) "
+        r"(?:[Ee]xpect(?:ed|s|ing)?|must|should|needs?|has|have|[Rr]equires?|wants?)\b" + _CUT + r"{0,60}?\b"
+        r"(?:to be|be|live|reside)(?: stored| placed| located| allocated)? (?:on|in) "
         r"(?:the |a )?(?:\w+ ){0,2}(?:device )?\b(?P<want>" + DW + r")(?![\w-])",
         # Chinese: "期望在 X 上，却在 Y 上", "在 CPU 上，但预计它在 GPU 上", "X 和 Y 上的张量不在同一设备"
         r"(?:期望|应该|应当|需要|要求|预期)" + _CUT + r"{0,40}?(?P<want>" + DW_ZH + r")" + _CUT +
@@ -898,8 +932,9 @@ TWO_DEVICES = ErrorKind(
         r")" + _CUT + r"{0,30}?(?:不在同一|不同的?设备|设备不同|设备不一致|不一致)",
         # the pair joined by a comparison: "is on cpu, different from other tensors on cuda:0", "the model's device
         # (cpu) does not match the input's device (cuda:0)", "on cuda:0 rather than cpu"
-        r"\b(?P<want>" + DW + r")(?![\w-])" + _CUT + r"{0,60}?\b(?:different from|differs? from|does ?n[o']t match|"
-        r"do ?n[o']t match|mismatch(?:es|ed)? (?:with|against)|rather than|instead of|than)\b" + _CUT +
+        # or written as code: "cu_seqlens_q device cpu != expected cuda:0"
+        r"\b(?P<want>" + DW + r")(?![\w-])" + _CUT + r"{0,60}?(?:\b(?:different from|differs? from|does ?n[o']t match|"
+        r"do ?n[o']t match|mismatch(?:es|ed)? (?:with|against)|rather than|instead of|than)\b| ?(?:!=|≠) ?)" + _CUT +
         r"{0,60}?\b(?P<found>" + DW + r")(?![\w-])",
         # the wanted place named first: "CUDA tensor expected but got CPU tensor", "cuda required, got cpu"
         r"\b(?P<want>" + DW + r")(?![\w-]) (?:\w+ ){0,2}?(?:is |are |was )?(?:expected|required|needed|wanted)\b" +
@@ -911,6 +946,14 @@ TWO_DEVICES = ErrorKind(
         r"[Mm]ust be|[Ss]hould be)\b" + _CUT
         + r"{0,40}?(?:\b(?:an?|all|only) )?\b(?P<want>" + DW + r")(?![\w-]) " + THING + r"\b",
         r"(?P<_one>[Ee]xpect(?:ed|s|ing)?)\b (?:\w+ ){0,4}?(?:on|in) (?:the |a )?(?P<want>" + DW + r")(?![\w-])",
+        # "The input is not an XLA tensor", "Please move all tensors to xla device", "Input list must contain tensors
+        # on CPU"
+        r"(?P<_one>\b(?:is|are) not) (?:an? )?(?P<want>" + DW + r")(?![\w-]) " + THING + r"\b",
+        r"(?P<_one>(?:[Pp]lease|[Yy]ou (?:should|need to|must)) move) (?:all |the |your )?(?:\w+ ){0,3}?"
+        r"(?:to|onto) (?:the |an? )?(?P<want>" + DW + r")(?![\w-])",
+        r"(?P<_one>must be of (?:type|device)) (?P<want>" + DW + r")(?![\w-])",
+        r"(?P<_one>[Mm]ust (?:contain|hold|have)) (?:\w+ ){0,2}?" + THING + r" (?:on|in) (?:the )?(?P<want>" + DW +
+        r")(?![\w-])",
         r"(?P<_one>(?:[Tt]ensors|params|parameters)\b[^\n]{0,60}?supported devices?):? ?\[?'(?P<want>" + DW + r")'",
         # Chinese, one place required or denied: "张量不在 GPU 上", "输入张量必须在 CUDA 上", "应该放到 cuda 上"
         r"(?P<_one>不在|必须在|必须位于|应该在|应当在|应在|需要在|要求在|只能在|应该放到|需要放到) ?(?P<want>" + DW_ZH +
@@ -918,11 +961,14 @@ TWO_DEVICES = ErrorKind(
         # what a place means without a pair: a meta tensor reached, a location that cannot be restored, an op that
         # does not run on the CPU, the code of the failing line comparing devices, a compiled graph with CPU tensors
         r"(?P<_meta>from the 'Meta' backend|[Mm]eta tensors? (?:has|have) no data|(?:on|with|for) [Mm]eta tensors|"
-        r"\bis (?:still )?on the meta device|(?:to|from) the meta device|device=['\"]?meta\b)",
-        r"(?P<_location>restore data location of|unknown (?:device|location) (?:tag|type) ?'?\w*'? in (?:the )?"
+        r"\bis (?:still )?on the meta device|(?:to|from) the meta device|"
+        r"(?:to|into) a meta (?:parameter|tensor|buffer)\b|device=['\"]?meta\b)",
+        r"(?P<_location>restore data location of|please use torch\.load with map_location|"
+        r"unknown (?:device|location) (?:tag|type) ?'?\w*'? in (?:the )?"
         r"checkpoint)",
-        r"(?P<_cpu_only>not (?:implemented|supported|available) (?:on|for) (?:the )?CPU|CPU (?:is )?not supported|"
-        r"only supports? (?:CUDA|GPU)|implementation for device cpu not found|device=cpu \(supported: \{'cuda')",
+        r"(?P<_cpu_only>[Nn]ot (?:implemented|supported|available) (?:on|for) (?:the )?CPU|CPU (?:is )?not supported|"
+        r"[Oo]nly supports? (?:CUDA|GPU)|[Oo]nly (?:CUDA|GPU) (?:\w+ ){0,2}?tensors? (?:is|are) (?:currently )?"
+        r"supported|implementation for device cpu not found|device=cpu \(supported: \{'cuda')",
         r"(?P<_code>set\(\w+\.device for |\.device ?(?:==|!=) ?\w+\.device|\.is_cuda ?(?:==|!=|\)|$))",
         # a check on a device written in C++ or Python, as the failed check prints it: "Expected input.device() ==
         # weight.device() to be true", "x.device().type() == at::kCUDA", "Check failed: x.device().is_cuda()",
@@ -933,13 +979,35 @@ TWO_DEVICES = ErrorKind(
         r"\.(?:is_cuda|is_cpu)\(\) INTERNAL ASSERT FAILED)",
         r"(?P<_graph>cudagraphs? due to[^\n]{0,30}?\bcpu device)",
         # no device named, but said: "on different devices", "device mismatch", "不在同一个设备上"
-        r"(?P<_said>(?:two|different|multiple|mixed|separate|distinct) (?:devices|GPUs)|[Dd]evice[- ]mismatch|"
-        r"(?:on|to|onto|in) (?:a |another |some )?different (?:device|GPU)\b|(?:on|to) another (?:device|GPU)\b|"
+        r"(?P<_said>(?:[Tt]wo|[Dd]ifferent|[Mm]ultiple|[Mm]ixed|[Ss]eparate|[Dd]istinct) (?:devices?|GPUs)\b|"
+        r"[Dd]evice[- ]mismatch|"
+        r"(?:on|to|onto|in) (?:a |another |some )?different (?:CUDA |GPU |cuda )?(?:device|GPU)\b|"
+        r"\bnon-(?:CUDA|GPU|CPU|cuda|gpu|cpu) (?:tensors?|devices?)\b|share (?:a|the same) device\b|"
+        r"devices? \([^()]{1,30}\) must match|[Dd]ifferent device types?\b|"
+        r"(?:on|to) (?:an? |the )?(?:unexpected|wrong|incorrect) device\b|"
+        r"(?:does ?n[o']t|do ?n[o']t|cannot|can't) (?:support|accept|handle) (?:\w+ )?"
+        r"(?:CUDA|GPU|cuda|gpu|CPU|cpu|MPS|NPU|XPU|XLA) tensors|(?:必须|需要|应该|要)在同?一(?:块|张|个)(?:显)?卡上|"
+        r"(?:on|to) another (?:device|GPU)\b|"
         r"(?:wrong|incorrect) (?:device|GPU)\b|different memory locations|"
         r"[Dd]evices? (?:do(?:es)? not|do ?n[o']t|does ?n[o']t) match|"
         r"same (?:\w+ ){0,2}(?:device|GPU)\b|not (?:be )?(?:on|in) (?:a |the )?(?:GPU|CPU|cuda|CUDA|device)\b|"
-        r"same (?:\w+, ){1,3}(?:and )?device\b|same backend|不同(?:的)?设备|不在一个设备|不在同?一张(?:显)?卡|"
+        r"same (?:\w+, ){1,3}(?:and )?device\b|same backend|不同(?:的)? ?(?:设备|device|GPU|gpu|显卡)|不在一个设备|"
+        r"不在同?一(?:个|块|张)? ?(?:显卡|卡|GPU|gpu|device)|设备不一样|"
+        # "需要把数据也放到cuda上": a thing that has to be moved too
+        r"(?:需要|应该|应当|要|得|必须)把[^，,。\n]{0,20}?(?:放|移|转|迁移)(?:到|至) ?" + DW_ZH + r"|"
         r"同一(?:个)?设备|设备不(?:一致|匹配|同)|device_map='?auto'?[^\n]{0,80}?distributed)",
+        # a poster's own words for a thing left behind: "the labels are still on the CPU", "was never moved to the
+        # GPU", "forgot to move the mask to cuda", "数据没有放到GPU上", "参数还在cpu上", "cpu和gpu混用"
+        r"(?P<_said>\b(?:still|remains?|remained|stays?|stayed|(?:was |were |is |are )?left) (?:on|in) (?:the )?" + DW +
+        r"(?![\w-]))",
+        r"(?P<_said>\b(?:not|never|n't) (?:been )?(?:moved|sent|transferred|put|placed|copied) (?:to|on|onto) (?:the )?"
+        + DW + r"(?![\w-]))",
+        r"(?P<_said>\bforg[eo]t(?:ten)? (?:to )?(?:move|send|transfer|put|place|call|add)\b[^.\n]{0,40}?"
+        r"(?:\b(?:to|on|onto) (?:the )?" + DW + r"(?![\w-])|\.(?:cuda|to)\())",
+        r"(?P<_said>(?:没有?|未|忘了?|忘记|漏了?)(?:把[^，,。\n]{0,20})?"
+        r"(?:放|移|转|迁移|拷贝|复制|搬)(?:到|至|在) ?" + DW_ZH +
+        r"|(?:还|仍然|仍|依然)(?:在|留在|停留在) ?" + DW_ZH + r" ?上|" + DW_ZH + r" ?(?:和|与|跟) ?" + DW_ZH +
+        r" ?混(?:用|合|着用|在一起)|(?:忘了|忘记|没有|漏了)(?:调用|加|写)? ?\.(?:cuda|to)\()",
         # last, for wordings nothing above reads: a thing of one device tied to another device ("a cpu tensor from a
         # generator of type cuda", "weights on GPU 0 for inputs on CPU", "a CUDA tensor into a CPU buffer")
         r"\b(?P<want>" + DW + r")(?![\w-]) (?:\w+ ){0,2}?" + THING + r"\b" + _CUT
@@ -957,6 +1025,8 @@ TWO_DEVICES = ErrorKind(
         Route({"relation": "^index$"}, "06-multigpu", False, ("multi_gpu_mix",), ("01-devices", "09-debugging")),
         Route({"types": "meta"}, "07-checkpoints", False, ("meta_weights",), ("09-debugging",)),
         Route({"_meta": "."}, "07-checkpoints", False, ("meta_weights",), ("05-inside", "09-debugging")),
+        Route({"_text": TWO_GPUS, "_said": "."}, "06-multigpu", False, ("multi_gpu_mix",),
+              ("01-devices", "09-debugging")),
         Route({"_location": "."}, "07-checkpoints", False, ("map_location",), ("09-debugging",)),
         Route({"_cpu_only": "."}, "01-devices", False, ("custom_kernel",), ("09-debugging",)),
         Route({"_text": r"[Gg]enerator|randperm|[Ss]ampler"}, "04-batches", False, ("generator_device",),
@@ -1306,6 +1376,23 @@ OFFLOADED_MOVE = _declined(
     "（`device_map={'': device}`），否则就让加载器决定它的位置，只移动输入；第 07 章讲如何把模型加载到正确的设备上。",
 )
 
+# A loader's device map that left some modules on the CPU or on disk, met by a part of the library that needs every
+# module on the GPU (a quantized kernel, training a quantized model): "Found modules on cpu/disk", "Some modules are
+# dispatched on the CPU or the disk", "a device_map that contains a CPU or disk device".
+OFFLOADED_MODULES = _declined(
+    "modules_offloaded",
+    "07-checkpoints",
+    (r"\b(?:cpu|CPU)(?: ?/ ?| or (?:the )?)disk\b",),
+    "ValueError: Found modules on cpu/disk. Using Exllama backend requires all the modules to be on GPU.",
+    "Not a placement mix-up between tensors: the loader's device map put some of the model's modules on the CPU or on "
+    "disk (the GPU could not hold them all), and this part of the library needs every module on the GPU. Make the "
+    "model fit on the GPU (a smaller or more strongly quantized model, more GPU memory, `max_memory`), or turn off "
+    "the feature that needs it (the message names it); chapter 07 covers loading onto the right device.",
+    "不是张量之间放错了设备：加载器的设备映射把模型的部分模块放到了 CPU 或磁盘上（GPU 放不下全部模块），"
+    "而库的这一部分要求所有模块都在 GPU 上。请让模型能完整放进 GPU（换更小或量化程度更高的模型、更大的显存、"
+    "设置 `max_memory`），或者关掉需要这样做的功能（报错里写着是哪个）；第 07 章讲如何把模型加载到正确的设备上。",
+)
+
 INCOMPLETE_DEVICE_MAP = _declined(
     "device_map_incomplete",
     "07-checkpoints",
@@ -1350,6 +1437,7 @@ ALL = (
     DESERIALIZE, LEGACY_BACKEND, SPARSE_ASSERT, TRITON_POINTER, SPARSE_INDICES, CONTAINER_TO, CUSTOM_OP,
     PACKED_LENGTHS, GRADIENT_DEVICE, LEGACY_ARGUMENTS, HAND_WRITTEN, TWO_DEVICES, AUTOCAST_DEVICE_TYPE,
     STATE_DICT_PREFIX, WEIGHTS_ONLY, DTYPE, SHAPE, OOM, SHARED_GPU, CUDA_FAULT, NO_CUDA, INVALID_ORDINAL, DEVICE_STRING,
-    NO_GPU_BUILD, CUDA_FORK, MPS_MISSING_OP, AMP_NEEDS_GPU, OFFLOADED_MOVE, INCOMPLETE_DEVICE_MAP,
+    NO_GPU_BUILD, CUDA_FORK, MPS_MISSING_OP, AMP_NEEDS_GPU, OFFLOADED_MOVE, OFFLOADED_MODULES,
+    INCOMPLETE_DEVICE_MAP,
     AMP_FAILURE,
 )

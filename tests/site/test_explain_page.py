@@ -137,6 +137,29 @@ def test_pastes_in_lower_case_escaped_or_quoted_get_the_same_verdict_as_python(p
     assert sum(diagnose(text).device_error for text in forms) > len(forms) // 3  # the forms were read, not declined
 
 
+def test_the_general_reading_gets_the_same_verdict_as_python(page, base_url):
+    """The device checks mined from the sources, the ninth batch's development pastes (posters' own words, two GPUs
+    named by number, a pair that names one device twice before the real pair) and the general reading's unit cases
+    (tests/unit/test_errors_general_reading.py) read the same on the page."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("general", ROOT / "tests" / "unit" / "test_errors_general_reading.py")
+    general = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(general)
+    page.goto(f"{base_url}{PAGES['en']}")
+    sources = json.loads(general.SOURCES.read_text(encoding="utf-8"))
+    batch = json.loads((ROOT / "tests" / "errors" / "novel_dev9.json").read_text(encoding="utf-8"))
+    texts = [e["text"] for e in sources] + [e["text"] for e in batch] + general.FROM_THE_SOURCES
+    different = []
+    for text in texts:
+        got = paste(page, text)
+        d = diagnose(text)
+        if (got["device_error"], got["chapter"], got["confident"], got["ranking"]) != (
+                d.device_error, d.chapter, d.confident, [r.chapter for r in d.ranking]):
+            different.append((text[-120:], got["ranking"], [r.chapter for r in d.ranking]))
+    assert different == [] and page.errors == []
+
+
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_the_answer_is_in_the_pages_language_and_its_link_opens_the_chapter(page, base_url, lang):
     page.goto(f"{base_url}{PAGES[lang]}")

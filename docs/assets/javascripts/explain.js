@@ -65,7 +65,7 @@
     if (v === "\u663e\u5361" || v === "\u663e\u5b58") return "cuda";  // 显卡, 显存
     if (v === "\u5185\u5b58") return "cpu";  // 内存
     if (low === "tpu") return "xla";
-    if (low === "gpu" || low === "cuda") return "cuda";
+    if (low === "gpu" || low === "gpus" || low === "cuda") return "cuda";
     if (low === "cpu") return "cpu";
     if (/^thcuda\w*tensor$/.test(low)) return "cuda";  // TH's legacy C types (warp-ctc, old extensions)
     if (/^th\w*tensor$/.test(low)) return "cpu";
@@ -165,23 +165,49 @@
       if (caseless) {  // compiled the first time a paste in lower case comes
         regexes = kind._caseless || (kind._caseless = kind.patterns.map(function (p) { return new RegExp(p, "di"); }));
       }
+      var first = null;
       for (var p = 0; p < regexes.length; p++) {
-        var m = regexes[p].exec(read);
-        if (!m) continue;
-        var named = [];
-        var groups = m.groups || {};
-        Object.keys(groups).forEach(function (name) {
-          if (groups[name] !== undefined) named.push([name, groups[name], m.indices.groups[name][0]]);
-        });
-        named.sort(function (a, b) { return a[2] - b[2]; });
-        var fields = [], markers = {};
-        named.forEach(function (n) {
-          if (n[0].charAt(0) === "_") markers[n[0]] = n[1]; else fields.push([n[0], n[1]]);
-        });
-        return { kind: kind, fields: fields, markers: markers };
+        // a kind that prefers a pair reads every match of a wording (see pairRelation), the others the first
+        var regex = kind.prefer_pair ? new RegExp(regexes[p].source, regexes[p].flags + "g") : regexes[p];
+        var m;
+        while ((m = regex.exec(read))) {
+          var read1 = readMatch(kind, m);
+          if (!kind.prefer_pair) return read1;
+          var rel = pairRelation(rules, kind, read1.fields);
+          if (!first) {
+            if (rel !== "same") return read1;
+            first = read1;
+          } else if (rel === "type" || rel === "index") {
+            return read1;
+          }
+          if (m[0] === "") regex.lastIndex++;
+        }
       }
+      if (first) return first;
     }
     return null;
+  }
+
+  function readMatch(kind, m) {
+    var named = [];
+    var groups = m.groups || {};
+    Object.keys(groups).forEach(function (name) {
+      if (groups[name] !== undefined) named.push([name, groups[name], m.indices.groups[name][0]]);
+    });
+    named.sort(function (a, b) { return a[2] - b[2]; });
+    var fields = [], markers = {};
+    named.forEach(function (n) {
+      if (n[0].charAt(0) === "_") markers[n[0]] = n[1]; else fields.push([n[0], n[1]]);
+    });
+    return { kind: kind, fields: fields, markers: markers };
+  }
+
+  // A match that names one device twice ("a GPU other than cuda: 0") is passed over for a later one that names two
+  // different devices; the first match stands when there is none (ErrorKind.prefer_pair).
+  function pairRelation(rules, kind, fields) {
+    var devices = fields.filter(function (f) { return kind.device_fields.indexOf(f[0]) >= 0; })
+      .map(function (f) { return deviceOf(rules, f[1]); });
+    return devices.length === 2 && devices[0] && devices[1] ? relation(devices) : "";
   }
 
   function weight(match) {

@@ -165,20 +165,24 @@
       if (caseless) {  // compiled the first time a paste in lower case comes
         regexes = kind._caseless || (kind._caseless = kind.patterns.map(function (p) { return new RegExp(p, "di"); }));
       }
+      if (kind.prefer_pair) {  // a kind that prefers a pair reads every match of a wording (see pairRelation)
+        var key = caseless ? "_globalCaseless" : "_global";
+        regexes = kind[key] || (kind[key] = regexes.map(function (r) { return new RegExp(r.source, r.flags + "g"); }));
+      }
       var first = null;
       for (var p = 0; p < regexes.length; p++) {
-        // a kind that prefers a pair reads every match of a wording (see pairRelation), the others the first
-        var regex = kind.prefer_pair ? new RegExp(regexes[p].source, regexes[p].flags + "g") : regexes[p];
+        var regex = regexes[p];
+        if (kind.prefer_pair) regex.lastIndex = 0;
         var m;
         while ((m = regex.exec(read))) {
-          var read1 = readMatch(kind, m);
-          if (!kind.prefer_pair) return read1;
-          var rel = pairRelation(rules, kind, read1.fields);
+          var found = readMatch(kind, m);
+          if (!kind.prefer_pair) return found;
+          var rel = pairRelation(rules, kind, found.fields);
           if (!first) {
-            if (rel !== "same") return read1;
-            first = read1;
+            if (rel !== "same") return found;
+            first = found;
           } else if (rel === "type" || rel === "index") {
-            return read1;
+            return found;
           }
           if (m[0] === "") regex.lastIndex++;
         }

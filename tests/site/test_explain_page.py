@@ -126,14 +126,7 @@ def test_pastes_in_lower_case_escaped_or_quoted_get_the_same_verdict_as_python(p
               "spyre:0, cpu", "RuntimeError: Expected all tensors to be on the sa", "RuntimeError: Expected all tenso",
               '  File "/x/torch/cuda/amp/grad_scaler.py", line 161, in scale\n'
               "    assert outputs.is_cuda or outputs.device.type == 'xla'\nAssertionError"]
-    different = []
-    for text in forms:
-        got = paste(page, text)
-        d = diagnose(text)
-        if (got["device_error"], got["chapter"], got["confident"], got["ranking"]) != (
-                d.device_error, d.chapter, d.confident, [r.chapter for r in d.ranking]):
-            different.append((text[-120:], got["ranking"], [r.chapter for r in d.ranking]))
-    assert different == [] and page.errors == []
+    assert differences(page, forms) == [] and page.errors == []
     assert sum(diagnose(text).device_error for text in forms) > len(forms) // 3  # the forms were read, not declined
 
 
@@ -149,7 +142,13 @@ def test_the_general_reading_gets_the_same_verdict_as_python(page, base_url):
     page.goto(f"{base_url}{PAGES['en']}")
     sources = json.loads(general.SOURCES.read_text(encoding="utf-8"))
     batch = json.loads((ROOT / "tests" / "errors" / "novel_dev9.json").read_text(encoding="utf-8"))
-    texts = [e["text"] for e in sources] + [e["text"] for e in batch] + general.FROM_THE_SOURCES
+    texts = [e["text"] for e in sources] + [e["text"] for e in batch] + general.FROM_THE_SOURCES + general.PROSE
+    texts += general.TWO_GPUS + general.NEGATIVES
+    assert differences(page, texts) == [] and page.errors == []
+
+
+def differences(page, texts: list[str]) -> list[tuple]:
+    """The texts the page reads otherwise than Python: device error or not, chapter, confidence, ranking."""
     different = []
     for text in texts:
         got = paste(page, text)
@@ -157,7 +156,7 @@ def test_the_general_reading_gets_the_same_verdict_as_python(page, base_url):
         if (got["device_error"], got["chapter"], got["confident"], got["ranking"]) != (
                 d.device_error, d.chapter, d.confident, [r.chapter for r in d.ranking]):
             different.append((text[-120:], got["ranking"], [r.chapter for r in d.ranking]))
-    assert different == [] and page.errors == []
+    return different
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])

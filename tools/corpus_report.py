@@ -65,10 +65,13 @@ NOVEL_HELDOUT7 = ROOT / "tests" / "errors" / "novel_heldout7.json"
 # own words around (or instead of) the message.
 NOVEL_DEV9 = ROOT / "tests" / "errors" / "novel_dev9.json"
 NOVEL_HELDOUT8 = ROOT / "tests" / "errors" / "novel_heldout8.json"
+# A tenth batch (seeded draw random.Random(10101)): 70 threads, 61 libraries; again many device errors told in words.
+NOVEL_DEV10 = ROOT / "tests" / "errors" / "novel_dev10.json"
+NOVEL_HELDOUT9 = ROOT / "tests" / "errors" / "novel_heldout9.json"
 DEVELOPMENT_FILES = (CORPUS, NOVEL_DEV, NOVEL_DEV2, NOVEL_DEV3, NOVEL_DEV4, NOVEL_DEV5, NOVEL_DEV6, NOVEL_DEV7,
-                     NOVEL_DEV8, NOVEL_DEV9)
+                     NOVEL_DEV8, NOVEL_DEV9, NOVEL_DEV10)
 HELDOUT_FILES = (HELDOUT, NOVEL_HELDOUT, NOVEL_HELDOUT2, NOVEL_HELDOUT3, NOVEL_HELDOUT4, NOVEL_HELDOUT5,
-                 NOVEL_HELDOUT6, NOVEL_HELDOUT7, NOVEL_HELDOUT8)
+                 NOVEL_HELDOUT6, NOVEL_HELDOUT7, NOVEL_HELDOUT8, NOVEL_HELDOUT9)
 
 CHAPTERS = (
     "01-devices",

@@ -138,6 +138,9 @@ def _compiled(patterns: tuple[str, ...], caseless: bool = False) -> list[re.Patt
 def device_of(value: str) -> str:
     """The device a field names: a device string, a legacy type name (torch.cuda.FloatTensor), CPU/GPU, an index."""
     v = value.strip().strip("'\"")
+    wrapped = re.fullmatch(r"Variable\[(\w+)\]", v, re.ASCII | re.IGNORECASE)  # PyTorch 0.4: Variable[CUDAFloatType]
+    if wrapped:
+        return device_of(wrapped.group(1))
     low = v.lower()
     if re.fullmatch(DEVICE, low, re.ASCII):
         return low
@@ -158,7 +161,7 @@ def device_of(value: str) -> str:
         return "cpu"
     if low == "tpu":
         return "xla"
-    if low in ("gpu", "gpus", "cuda"):
+    if low in ("gpu", "gpus", "cuda") or re.fullmatch(r"graphics? cards?", low, re.ASCII):
         return "cuda"
     if low == "cpu":
         return "cpu"
@@ -180,6 +183,9 @@ def device_of(value: str) -> str:
 def dtype_of(value: str) -> str:
     """The dtype a legacy type name carries (torch.cuda.HalfTensor -> Half), or ''."""
     v = value.strip()
+    wrapped = re.fullmatch(r"Variable\[(\w+)\]", v, re.ASCII | re.IGNORECASE)
+    if wrapped:
+        return dtype_of(wrapped.group(1))
     found = re.fullmatch(r"(?:torch\.(?:cuda\.|mps\.|xpu\.)?|CUDA|CPU|MPS|XPU)(\w+?)(?:Tensor|Type)", v, re.ASCII)
     if found:
         return found.group(1)

@@ -28,7 +28,7 @@ MULTI_GPU = (r"DataParallel|[Rr]eplica|[Ss]catter|[Bb]roadcast|device_ids|local_
              # FSDP's own word for the GPU a rank computes on ("Expects tensor to be on the compute device cuda:1")
              r"\bcompute device\b|"
              # Chinese: "several cards", "two cards", "multi-GPU"
-             r"多卡|[多两几][张块个]卡|多个? ?GPU|多显卡|双卡|"
+             r"多卡|[多两几][张块个种]卡|多个? ?GPU|多显卡|双卡|"
              # a second GPU said in words: "when training a model in different GPU", "on another GPU"
              r"\b(?:another|a different|different|other|second) GPU\b")
 # A paste that names two different GPUs by number ("cuda:1" in its settings, "device 0" in its error): a multi-GPU
@@ -838,8 +838,10 @@ HAND_WRITTEN = ErrorKind(
     routes=(
         Route({"tail": "dtype except"}, "07-checkpoints", False, ("optimizer_state",), ("02-dataparallel",)),
         Route({"relation": "^index$"}, "06-multigpu", True, ("multi_gpu_mix",)),
-        Route({"relation": "^$", "_text": TWO_GPUS}, "06-multigpu", False, ("multi_gpu_mix",), ("01-devices",)),
-        Route({"relation": "^$", "_text": MULTI_GPU}, "06-multigpu", False, ("multi_gpu_mix",), ("01-devices",)),
+        Route({"relation": "^$", "_text": TWO_GPUS}, "06-multigpu", False, ("multi_gpu_mix",),
+              ("01-devices", "09-debugging")),
+        Route({"relation": "^$", "_text": MULTI_GPU}, "06-multigpu", False, ("multi_gpu_mix",),
+              ("01-devices", "09-debugging")),
         Route({"types": "meta"}, "07-checkpoints", False, ("meta_weights",), ("09-debugging",)),
         Route({"tail": "CUDA tensor|GPU tensor"}, "09-debugging", False, ("custom_kernel", "batch_not_moved"),
               ("01-devices",)),
@@ -860,7 +862,7 @@ HAND_WRITTEN = ErrorKind(
 DW = (r"(?:device\(type='(?:cuda|cpu|mps|xpu|meta|xla|hpu|npu)'(?:, ?index=\d+)?\)|"  # torch.device's repr
       r"torch\.cuda\.\w+Tensor|torch\.(?:Float|Double|Half|Long|Int|Byte|Bool|BFloat16)Tensor|"
       r"(?:CUDA|CPU|MPS|XPU)(?:Float|Double|Half|Long|Int|Byte|Bool|BFloat16|ComplexFloat|ComplexDouble)Type|" + D +
-      r"|GPUs|CPUs|GPU|CPU|gpus|cpus|gpu|Gpu|Cpu|Cuda|CUDA|Mps|MPS|XLA|TPU|NPU|XPU|HPU|"
+      r"|GPUs|CPUs|GPU|CPU|gpus|cpus|gpu|Gpu|Cpu|Cuda|CUDA|Mps|MPS|XLA|TPU|NPU|XPU|HPU|[Gg]raphics? cards?|"
       r"(?:cuda |CUDA |GPU )?device \d+)")
 DW_ZH = r"(?:" + DW + r"|显卡|显存|内存)"
 # What a device word can qualify in a message ("a cpu tensor", "CUDA generator", "GPU weights").
@@ -896,10 +898,14 @@ TWO_DEVICES = ErrorKind(
         # two things, each said to be on its device: "seq_lens is on cpu, block_table on cuda:0"
         r"\b\w+ (?:is |are |was |were )?on (?P<want>" + DW + r")(?![\w-]),? (?:and |but |while |whereas )?(?:the )?\w+ "
         r"(?:is |are |was |were )?on (?P<found>" + DW + r")(?![\w-])",
+        # a pair joined by a slash and called a mismatch: "there will be a CUDA/CPU mismatch"
+        r"\b(?P<want>" + DW + r")(?![\w-]) ?/ ?(?P<found>" + DW + r")(?![\w-]) (?:device )?(?:mismatch|conflict|mix)",
         # both places named as a pair: "a module with both CPU and GPU params", "Both 'meta' and 'cpu' are present",
         # "Does not support mixing cuda+mps"
         r"\b(?:[Bb]oth|[Mm]ix(?:ing|ed|es)?(?: of)?)\b" + _CUT + r"{0,20}?'?\b(?P<want>" + DW + r")(?![\w-])'? ?"
         r"(?:and|\+|&|with) ?'?\b(?P<found>" + DW + r")(?![\w-])",
+        # a legacy constructor given another device (an old release printed "cpubut", without the space)
+        r"legacy constructor expects device type: ?(?P<want>[a-z]+?) ?but device type: ?(?P<found>[a-z]+) was passed",
         # two devices printed for two things: "original.device: cuda:0 right_inverse(original).device: cpu"
         r"\.device ?[:=] ?'?(?P<want>" + DW + r")(?![\w-])'?" + _CUT + r"{0,80}?\.device ?[:=] ?'?(?P<found>" + DW
         + r")(?![\w-])",
@@ -963,6 +969,13 @@ TWO_DEVICES = ErrorKind(
         r"(?P<_meta>from the 'Meta' backend|[Mm]eta tensors? (?:has|have) no data|(?:on|with|for) [Mm]eta tensors|"
         r"\bis (?:still )?on the meta device|(?:to|from) the meta device|"
         r"(?:to|into) a meta (?:parameter|tensor|buffer)\b|device=['\"]?meta\b)",
+        # a poster's words: a model trained or saved on a GPU, loaded or restored on a machine without one
+        r"(?P<_location>\b(?:[Tt]rained|[Ss]aved|[Ee]xported|[Pp]ickled)\b[^\n]{0,40}?\b(?:GPU|gpu|cuda|CUDA|XLA|TPU)\b"
+        r"[^\n]{0,120}?\b(?:[Ll]oad\w*|[Rr]estor\w*|[Uu]npickl\w*)\b[^\n]{0,80}?(?:\b(?:CPU|cpu)\b|"
+        r"without (?:a |any )?(?:GPU|CUDA|XLA|TPU)\b)|"
+        r"\b(?:[Ll]oad\w*|[Rr]estor\w*|[Uu]npickl\w*)\b[^\n]{0,80}?\b(?:on|to|in) (?:a |an )?(?:CPU|cpu)[- ]only\b|"
+        r"\b(?:[Ll]oad\w*|[Rr]estor\w*|[Uu]npickl\w*)\b[^\n]{0,80}?\b(?:in|on) an? (?:environment|machine) without "
+        r"(?:a |any )?(?:GPU|CUDA|XLA|TPU)\b)",
         r"(?P<_location>restore data location of|please use torch\.load with map_location|"
         r"unknown (?:device|location) (?:tag|type) ?'?\w*'? in (?:the )?"
         r"checkpoint)",
@@ -992,7 +1005,7 @@ TWO_DEVICES = ErrorKind(
         r"[Dd]evices? (?:do(?:es)? not|do ?n[o']t|does ?n[o']t) match|"
         r"same (?:\w+ ){0,2}(?:device|GPU)\b|not (?:be )?(?:on|in) (?:a |the )?(?:GPU|CPU|cuda|CUDA|device)\b|"
         r"same (?:\w+, ){1,3}(?:and )?device\b|same backend|不同(?:的)? ?(?:设备|device|GPU|gpu|显卡)|不在一个设备|"
-        r"不在同?一(?:个|块|张)? ?(?:显卡|卡|GPU|gpu|device)|设备不一样|"
+        r"不[在再]同?一(?:个|块|张)? ?(?:显卡|卡|GPU|gpu|device|设备)|设备不一样|"
         # "需要把数据也放到cuda上": a thing that has to be moved too
         r"(?:需要|应该|应当|要|得|必须)把[^，,。\n]{0,20}?(?:放|移|转|迁移)(?:到|至) ?" + DW_ZH + r"|"
         r"同一(?:个)?设备|设备不(?:一致|匹配|同)|device_map='?auto'?[^\n]{0,80}?distributed)",
@@ -1000,7 +1013,8 @@ TWO_DEVICES = ErrorKind(
         # GPU", "forgot to move the mask to cuda", "数据没有放到GPU上", "参数还在cpu上", "cpu和gpu混用"
         r"(?P<_said>\b(?:still|remains?|remained|stays?|stayed|(?:was |were |is |are )?left) (?:on|in) (?:the )?" + DW +
         r"(?![\w-]))",
-        r"(?P<_said>\b(?:not|never|n't) (?:been )?(?:moved|sent|transferred|put|placed|copied) (?:to|on|onto) (?:the )?"
+        r"(?P<_said>(?:\b(?:not|never)|n't) (?:been |being |getting )?(?:moved|sent|transferred|put|placed|copied) "
+        r"(?:to|on|onto) (?:the )?"
         + DW + r"(?![\w-]))",
         r"(?P<_said>\bforg[eo]t(?:ten)? (?:to )?(?:move|send|transfer|put|place|call|add)\b[^.\n]{0,40}?"
         r"(?:\b(?:to|on|onto) (?:the )?" + DW + r"(?![\w-])|\.(?:cuda|to)\())",

@@ -81,9 +81,11 @@ def test_pending_entries_still_fail(figures):
 
 # --- the novel wordings ------------------------------------------------------------------------------------------
 # The held-out stratum whose error lines are not 90% similar to any development entry (corpus_report.heldout_strata):
-# the tail readers keep bringing. Its floor is today's figure less a margin; raise it as the index improves.
-NOVEL_RIGHT_FIRST_FLOOR = 0.65
-NOVEL_WITHIN_TWO_FLOOR = 0.75
+# the tail readers keep bringing. Its floor is today's figure less a margin; raise it as the index improves. A new
+# held-out batch can lower today's figure without any index change: the tenth batch's half scored 9/22 right first
+# and 14/22 within two when it was added, taking the stratum from 67% and 77% to 64% and 75%.
+NOVEL_RIGHT_FIRST_FLOOR = 0.62
+NOVEL_WITHIN_TWO_FLOOR = 0.73
 # Novel held-out entries the index gets wrong today (a negative claimed as a device error, or a device error given a
 # wrong chapter with confidence), by id only, added with their entries and never to let an index change pass.
 NOVEL_PENDING = {"gh-mmdetection-6701": "false_positive",
@@ -94,7 +96,9 @@ NOVEL_PENDING = {"gh-mmdetection-6701": "false_positive",
                  # the sixth batch's held-out half (novel_heldout5.json), added with its entries
                  "gh-pytorch-23377": "false_positive",
                  # the eighth batch's held-out half (novel_heldout7.json), added with its entries
-                 "gh-efficiency-nodes-comfyui-350": "confident_wrong"}
+                 "gh-efficiency-nodes-comfyui-350": "confident_wrong",
+                 # the tenth batch's held-out half (novel_heldout9.json), added with its entries
+                 "gh-2dpass-37": "false_positive"}
 
 
 @pytest.fixture(scope="module")

@@ -53,6 +53,8 @@
   // ------------------------------------------------------------------------------------------- devices
   function deviceOf(rules, value) {
     var v = value.trim().replace(/^['"]+|['"]+$/g, "");
+    var wrapped = /^Variable\[(\w+)\]$/i.exec(v);  // PyTorch 0.4: Variable[CUDAFloatType]
+    if (wrapped) return deviceOf(rules, wrapped[1]);
     var low = v.toLowerCase();
     if (rules._deviceFull.test(low)) return low;
     var glued = /^([a-z]+)(\d+)$/.exec(low);
@@ -65,7 +67,7 @@
     if (v === "\u663e\u5361" || v === "\u663e\u5b58") return "cuda";  // 显卡, 显存
     if (v === "\u5185\u5b58") return "cpu";  // 内存
     if (low === "tpu") return "xla";
-    if (low === "gpu" || low === "gpus" || low === "cuda") return "cuda";
+    if (low === "gpu" || low === "gpus" || low === "cuda" || /^graphics? cards?$/.test(low)) return "cuda";
     if (low === "cpu") return "cpu";
     if (/^thcuda\w*tensor$/.test(low)) return "cuda";  // TH's legacy C types (warp-ctc, old extensions)
     if (/^th\w*tensor$/.test(low)) return "cpu";
@@ -83,6 +85,8 @@
 
   function dtypeOf(value) {
     var v = value.trim();
+    var wrapped = /^Variable\[(\w+)\]$/i.exec(v);  // PyTorch 0.4: Variable[CUDAFloatType]
+    if (wrapped) return dtypeOf(wrapped[1]);
     var found = /^(?:torch\.(?:cuda\.|mps\.|xpu\.)?|CUDA|CPU|MPS|XPU)(\w+?)(?:Tensor|Type)$/.exec(v);
     if (found) return found[1];
     found = /^torch\.(?:cuda\.|mps\.|xpu\.)?([a-z]\w*?)tensor$/.exec(v);  // a paste in lower case

@@ -149,6 +149,8 @@ def device_of(value: str) -> str:
         return glued.group(1) + ":" + glued.group(2)
     if re.fullmatch(r"\d+", v):
         return "cuda:" + v
+    if v == "-1":  # a device index of -1 is the CPU (Tensor.get_device(), the sparse constructors' check)
+        return "cpu"
     shown = re.fullmatch(r"device\(type='(\w+)'(?:, ?index=(\d+))?\)", low, re.ASCII)  # torch.device's repr
     if shown:
         return shown.group(1) + (":" + shown.group(2) if shown.group(2) else "")

@@ -208,3 +208,13 @@ def test_the_general_readings_answers_are_never_certain_and_always_offer_chapter
         d = diagnose(text)
         assert d.device_error and not d.confident, (text, d.kind)
         assert "09-debugging" in [r.chapter for r in d.ranking], (text, d.kind, [r.chapter for r in d.ranking])
+
+
+def test_a_device_index_of_minus_one_is_the_cpu():
+    """The sparse constructors' check prints device numbers, -1 for the CPU: both sides are named, in both languages."""
+    from devicelab.explain import render
+
+    d = diagnose("RuntimeError: device of indices (0) must match device of values (-1)")
+    assert d.device_error and set(d.devices) == {"cuda:0", "cpu"}
+    for lang in ("en", "zh"):
+        assert "cpu" in render("RuntimeError: device of indices (0) must match device of values (-1)", lang)

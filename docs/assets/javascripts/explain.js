@@ -60,6 +60,7 @@
     var glued = /^([a-z]+)(\d+)$/.exec(low);
     if (glued && rules._deviceFull.test(glued[1])) return glued[1] + ":" + glued[2];
     if (/^\d+$/.test(v)) return "cuda:" + v;
+    if (v === "-1") return "cpu";  // a device index of -1 is the CPU (Tensor.get_device(), the sparse check)
     var shown = /^device\(type='(\w+)'(?:, ?index=(\d+))?\)$/.exec(low);  // torch.device's repr
     if (shown) return shown[1] + (shown[2] ? ":" + shown[2] : "");
     var numbered = /^(?:cuda |gpu )?device (\d+)$/.exec(low);  // "device 1", "CUDA device 0"

@@ -68,10 +68,14 @@ NOVEL_HELDOUT8 = ROOT / "tests" / "errors" / "novel_heldout8.json"
 # A tenth batch (seeded draw random.Random(10101)): 70 threads, 61 libraries; again many device errors told in words.
 NOVEL_DEV10 = ROOT / "tests" / "errors" / "novel_dev10.json"
 NOVEL_HELDOUT9 = ROOT / "tests" / "errors" / "novel_heldout9.json"
+# An eleventh batch (seeded draw random.Random(11111)): 71 threads, 66 libraries, research code's issues; most of its
+# device errors are told in words.
+NOVEL_DEV11 = ROOT / "tests" / "errors" / "novel_dev11.json"
+NOVEL_HELDOUT10 = ROOT / "tests" / "errors" / "novel_heldout10.json"
 DEVELOPMENT_FILES = (CORPUS, NOVEL_DEV, NOVEL_DEV2, NOVEL_DEV3, NOVEL_DEV4, NOVEL_DEV5, NOVEL_DEV6, NOVEL_DEV7,
-                     NOVEL_DEV8, NOVEL_DEV9, NOVEL_DEV10)
+                     NOVEL_DEV8, NOVEL_DEV9, NOVEL_DEV10, NOVEL_DEV11)
 HELDOUT_FILES = (HELDOUT, NOVEL_HELDOUT, NOVEL_HELDOUT2, NOVEL_HELDOUT3, NOVEL_HELDOUT4, NOVEL_HELDOUT5,
-                 NOVEL_HELDOUT6, NOVEL_HELDOUT7, NOVEL_HELDOUT8, NOVEL_HELDOUT9)
+                 NOVEL_HELDOUT6, NOVEL_HELDOUT7, NOVEL_HELDOUT8, NOVEL_HELDOUT9, NOVEL_HELDOUT10)
 
 CHAPTERS = (
     "01-devices",

@@ -70,7 +70,8 @@ class ErrorKind:
     # ("it runs on the CPU but not on the GPU") are not read as the message.
     scope: str = "paste"
     # A match that names one device twice ("a GPU other than cuda: 0") is passed over for a later one that names two
-    # different devices ("tensors were found at cuda:0 and cuda:4"); the first match stands when there is none.
+    # different devices ("tensors were found at cuda:0 and cuda:4") or reads the message without naming any ("the
+    # weights were not transferred to CUDA"); the first match stands when there is none.
     prefer_pair: bool = False
 
     def compiled(self, caseless: bool = False) -> list[re.Pattern[str]]:
@@ -100,7 +101,7 @@ class ErrorKind:
                     if relation != "same":
                         return ordered
                     first = ordered
-                elif relation in ("type", "index"):
+                elif relation in ("type", "index") or not devices:
                     return ordered
         return first
 

@@ -1011,11 +1011,15 @@ TWO_DEVICES = ErrorKind(
         r"同一(?:个)?设备|设备不(?:一致|匹配|同)|device_map='?auto'?[^\n]{0,80}?distributed)",
         # a poster's own words for a thing left behind: "the labels are still on the CPU", "was never moved to the
         # GPU", "forgot to move the mask to cuda", "数据没有放到GPU上", "参数还在cpu上", "cpu和gpu混用"
-        r"(?P<_said>\b(?:still|remains?|remained|stays?|stayed|(?:was |were |is |are )?left) (?:on|in) (?:the )?" + DW +
-        r"(?![\w-]))",
-        r"(?P<_said>(?:\b(?:not|never)|n't) (?:been |being |getting )?(?:moved|sent|transferred|put|placed|copied) "
-        r"(?:to|on|onto) (?:the )?"
+        r"(?P<_said>\b(?:still|remains?|remained|stays?|stayed|(?:was |were |is |are )?left) (?:on|in|at) (?:the )?"
         + DW + r"(?![\w-]))",
+        r"(?P<_said>(?:\b(?:not|never)|n't) (?:been |being |getting )?(?:move[ds]?|moving|sent|send|transferr?e?d?|put|"
+        r"placed|copied|shift(?:ed)?|migrated)(?: back| over)? (?:to|on|onto) (?:the )?" + DW + r"(?![\w-]))",
+        # "some of the buffers will store on CPU", "all buffers appear to be stored on cpu", "by default stored on the
+        # CPU"
+        r"(?P<_said>\b" + THING + r"\b[^.\n]{0,40}?\b(?:by default |appears? to be |seems? to be )?"
+        r"(?:store[ds]?|stay(?:s|ed)?|remain(?:s|ed)?|kept|created|allocated) (?:on|in|at) (?:the )?" + DW +
+        r"(?![\w-]))",
         r"(?P<_said>\bforg[eo]t(?:ten)? (?:to )?(?:move|send|transfer|put|place|call|add)\b[^.\n]{0,40}?"
         r"(?:\b(?:to|on|onto) (?:the )?" + DW + r"(?![\w-])|\.(?:cuda|to)\())",
         r"(?P<_said>(?:没有?|未|忘了?|忘记|漏了?)(?:把[^，,。\n]{0,20})?"
@@ -1064,8 +1068,12 @@ TWO_DEVICES = ErrorKind(
               ("ids_not_moved", "table_not_moved"), ("05-inside", "09-debugging")),
         Route({"_text": r"\b(?:LSTM|GRU|RNN)\b|[Hh]idden state|\bhx\b|\bh0\b"}, "05-inside", False,
               ("hidden_state",), ("01-devices", "09-debugging")),
-        Route({"_text": r"register_buffer|def forward|in forward|\bforward\(|self\.\w+ = torch\."}, "05-inside",
-              False, ("tensor_made_inside",), ("01-devices", "09-debugging")),
+        # a tensor or layer the model holds without registering it: a plain attribute, a Python list of layers
+        Route({"_text": r"register_buffer|def forward|in forward|\bforward\(|self\.\w+ = torch\.|\b[Uu]nregistered\b|"
+                        r"\bnot registered\b|\bbuffers?\b|ModuleList|plain (?:Python )?list|(?:plain|normal|regular) "
+                        r"(?:tensor )?attributes?|`self\.\w+`|\bby default (?:stored|created|made|on)\b|"
+                        r"list of (?:modules|layers)|\btrac(?:ed|ing)\b[^.\n]{0,40}\bon (?:the )?(?:cpu|CPU)\b"},
+              "05-inside", False, ("tensor_made_inside",), ("01-devices", "09-debugging")),
         Route({"_text": r"\bDGL|\bdgl\b|[Gg]raphs? (?:to batch|must be)|DataLoader|[Dd]ataloader|collate|pin_memory|"
                         r"\bbatch\b"}, "04-batches", False, ("batch_not_moved",), ("01-devices", "09-debugging")),
     ),

@@ -83,9 +83,10 @@ def test_pending_entries_still_fail(figures):
 # The held-out stratum whose error lines are not 90% similar to any development entry (corpus_report.heldout_strata):
 # the tail readers keep bringing. Its floor is today's figure less a margin; raise it as the index improves. A new
 # held-out batch can lower today's figure without any index change: the tenth batch's half scored 9/22 right first
-# and 14/22 within two when it was added, taking the stratum from 67% and 77% to 64% and 75%.
-NOVEL_RIGHT_FIRST_FLOOR = 0.62
-NOVEL_WITHIN_TWO_FLOOR = 0.73
+# and 14/22 within two when it was added, taking the stratum from 67% and 77% to 64% and 75%; the eleventh's scored
+# 10/24 and 13/24 (most of its device errors told in words), and the stratum now stands at 63% and 73%.
+NOVEL_RIGHT_FIRST_FLOOR = 0.60
+NOVEL_WITHIN_TWO_FLOOR = 0.70
 # Novel held-out entries the index gets wrong today (a negative claimed as a device error, or a device error given a
 # wrong chapter with confidence), by id only, added with their entries and never to let an index change pass.
 NOVEL_PENDING = {"gh-mmdetection-6701": "false_positive",

@@ -131,7 +131,7 @@ def test_pastes_in_lower_case_escaped_or_quoted_get_the_same_verdict_as_python(p
 
 
 def test_the_general_reading_gets_the_same_verdict_as_python(page, base_url):
-    """The device checks mined from the sources, the ninth and tenth batches' development pastes (posters' own words, two GPUs
+    """The device checks mined from the sources, the ninth to eleventh batches' development pastes (posters' own words, two GPUs
     named by number, a pair that names one device twice before the real pair) and the general reading's unit cases
     (tests/unit/test_errors_general_reading.py) read the same on the page."""
     import importlib.util
@@ -141,10 +141,10 @@ def test_the_general_reading_gets_the_same_verdict_as_python(page, base_url):
     spec.loader.exec_module(general)
     page.goto(f"{base_url}{PAGES['en']}")
     sources = json.loads(general.SOURCES.read_text(encoding="utf-8"))
-    batch = [entry for name in ("novel_dev9.json", "novel_dev10.json")
+    batch = [entry for name in ("novel_dev9.json", "novel_dev10.json", "novel_dev11.json")
              for entry in json.loads((ROOT / "tests" / "errors" / name).read_text(encoding="utf-8"))]
     texts = [e["text"] for e in sources] + [e["text"] for e in batch] + general.FROM_THE_SOURCES + general.PROSE
-    texts += general.TWO_GPUS + general.NEGATIVES + general.LOADED_WITHOUT_THE_GPU
+    texts += general.TWO_GPUS + general.NEGATIVES + general.LOADED_WITHOUT_THE_GPU + general.INSIDE
     assert differences(page, texts) == [] and page.errors == []
 
 

@@ -119,6 +119,15 @@ TWO_GPUS = [
     "It works on one card; when training the model on a different GPU the optimizer state is on different devices.",
     "为什么我用多种卡训练时，输入跟模型的参数不再同一个gpu上",  # 再 for 在, as it is often typed
 ]
+# The model's own tensors or layers left behind, in words: chapter 05 (plain attributes, buffers, a Python list of
+# layers, a default device, a model traced on the CPU).
+INSIDE = [
+    "Some of the buffers will store on CPU after the first epoch, so testing fails.",
+    "These unregistered tensors stay at cpu when the model goes to the gpu.",
+    "The mask tensor is by default stored on the CPU.",
+    "The list of modules does not shift to the GPU when I call cuda() on the model.",
+    "I traced the model on cpu; on the gpu some tensor doesn't move back to gpu.",
+]
 # A checkpoint from a GPU, loaded where there is none, told in the poster's words: chapter 07.
 LOADED_WITHOUT_THE_GPU = [
     "A checkpoint saved on the GPU server cannot be loaded on my laptop, which runs on the CPU.",
@@ -145,6 +154,19 @@ def test_a_posters_words_before_the_error_line_are_not_read_as_the_message():
     """ "it runs on the CPU, on the GPU it fails with ..." is how negatives are told too: once a paste has an error
     line, only the error lines are read (core.error_part), so words before "报错" on its line are left out."""
     assert not diagnose("在CPU上可以运行，在GPU上就报错").device_error
+
+
+@pytest.mark.parametrize("text", INSIDE)
+def test_the_models_own_tensors_left_behind_in_words_point_to_chapter_05(text):
+    d = diagnose(text)
+    assert d.device_error and d.chapter == "05-inside", (d.kind, d.chapter)
+
+
+def test_a_pair_of_one_device_gives_way_to_a_later_reading_without_a_pair():
+    """ "transferred to CUDA, while ... transferred to CUDA" names CUDA twice; "not being transferred" decides."""
+    d = diagnose("The weights in the model were not being transferred to CUDA, while the data in the model was "
+                 "transferred to CUDA.")
+    assert d.device_error
 
 
 @pytest.mark.parametrize("text", LOADED_WITHOUT_THE_GPU)
@@ -204,7 +226,7 @@ def test_every_wording_and_route_compiles_in_python():
 
 def test_the_general_readings_answers_are_never_certain_and_always_offer_chapter_09():
     """What the explain page says of these readings: ranked, not sure, with chapter 09's method among the chapters."""
-    for text in FROM_THE_SOURCES + PROSE + TWO_GPUS + LOADED_WITHOUT_THE_GPU:
+    for text in FROM_THE_SOURCES + PROSE + TWO_GPUS + LOADED_WITHOUT_THE_GPU + INSIDE:
         d = diagnose(text)
         assert d.device_error and not d.confident, (text, d.kind)
         assert "09-debugging" in [r.chapter for r in d.ranking], (text, d.kind, [r.chapter for r in d.ranking])

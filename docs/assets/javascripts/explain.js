@@ -186,7 +186,7 @@
           if (!first) {
             if (rel !== "same") return found;
             first = found;
-          } else if (rel === "type" || rel === "index") {
+          } else if (rel === "type" || rel === "index" || rel === "none") {
             return found;
           }
           if (m[0] === "") regex.lastIndex++;
@@ -212,10 +212,11 @@
   }
 
   // A match that names one device twice ("a GPU other than cuda: 0") is passed over for a later one that names two
-  // different devices; the first match stands when there is none (ErrorKind.prefer_pair).
+  // different devices or none ("none" here); the first match stands when there is none (ErrorKind.prefer_pair).
   function pairRelation(rules, kind, fields) {
     var devices = fields.filter(function (f) { return kind.device_fields.indexOf(f[0]) >= 0; })
       .map(function (f) { return deviceOf(rules, f[1]); });
+    if (!devices.length) return "none";
     return devices.length === 2 && devices[0] && devices[1] ? relation(devices) : "";
   }
 

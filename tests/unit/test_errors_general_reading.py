@@ -52,12 +52,6 @@ FROM_THE_SOURCES = [
 ]
 
 
-@pytest.mark.parametrize("text", FROM_THE_SOURCES)
-def test_a_device_check_in_a_librarys_own_words_is_a_device_error(text):
-    d = diagnose(text)
-    assert d.device_error, (text, d.kind)
-
-
 @pytest.mark.parametrize("text, chapter", [
     # a checkpoint of another backend loaded where that backend is missing: the CUDA message's advice, another device
     ("RuntimeError: The NPU device module is not registered. If you are running on a CPU-only machine, please use "
@@ -144,10 +138,10 @@ NEGATIVES = [
 ]
 
 
-@pytest.mark.parametrize("text", PROSE)
-def test_a_posters_own_words_for_a_tensor_left_behind_are_read(text):
+@pytest.mark.parametrize("text", FROM_THE_SOURCES + PROSE)
+def test_a_device_check_in_a_librarys_words_or_a_posters_words_for_a_tensor_left_behind_is_read(text):
     d = diagnose(text)
-    assert d.device_error, d.kind
+    assert d.device_error, (text, d.kind)
 
 
 def test_a_posters_words_before_the_error_line_are_not_read_as_the_message():

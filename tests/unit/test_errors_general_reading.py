@@ -1,7 +1,9 @@
 """The general reading of device words (issue: read any message that names two places), widened from two sources
 that are not held out: the device checks PyTorch and libraries built on it raise, as their source code words them
-(tests/errors/source_wordings.json), and the development half of the ninth batch of real pastes, where posters often
-tell the error in their own words. The paste page reads all of these the same way (tests/site/test_explain_page.py).
+(tests/errors/source_wordings.json), and the development halves of the ninth to eleventh batches of real pastes, where
+posters often tell the error in their own words. The posters' cases below are paraphrases written for these tests, not
+the corpus's texts; the paste page reads all of them, the mined wordings and those development pastes the same way
+(tests/site/test_explain_page.py).
 """
 
 from __future__ import annotations
@@ -191,7 +193,7 @@ def test_close_negatives_stay_negatives(text):
 
 
 def test_most_device_checks_the_sources_raise_are_read_and_few_other_device_messages_are_claimed():
-    """A floor on the whole list mined from the sources (today 281/332 and 11/64): raise it as the reading improves.
+    """A floor on the whole list mined from the sources (today 283/332 and 11/64): raise it as the reading improves.
     Its labels are a collector's, broader than the course's (loading with a device map, quantized models' moves)."""
     entries = json.loads(SOURCES.read_text(encoding="utf-8"))
     placement = [e for e in entries if e["placement"]]

@@ -136,10 +136,14 @@ def _compiled(patterns: tuple[str, ...], caseless: bool = False) -> list[re.Patt
 # --------------------------------------------------------------------------------------------- devices
 
 
+# PyTorch 0.4 printed a tensor's type wrapped: Variable[CUDAFloatType]
+_VARIABLE = re.compile(r"Variable\[(\w+)\]", re.ASCII | re.IGNORECASE)
+
+
 def device_of(value: str) -> str:
     """The device a field names: a device string, a legacy type name (torch.cuda.FloatTensor), CPU/GPU, an index."""
     v = value.strip().strip("'\"")
-    wrapped = re.fullmatch(r"Variable\[(\w+)\]", v, re.ASCII | re.IGNORECASE)  # PyTorch 0.4: Variable[CUDAFloatType]
+    wrapped = _VARIABLE.fullmatch(v)
     if wrapped:
         return device_of(wrapped.group(1))
     low = v.lower()
@@ -186,7 +190,7 @@ def device_of(value: str) -> str:
 def dtype_of(value: str) -> str:
     """The dtype a legacy type name carries (torch.cuda.HalfTensor -> Half), or ''."""
     v = value.strip()
-    wrapped = re.fullmatch(r"Variable\[(\w+)\]", v, re.ASCII | re.IGNORECASE)
+    wrapped = _VARIABLE.fullmatch(v)
     if wrapped:
         return dtype_of(wrapped.group(1))
     found = re.fullmatch(r"(?:torch\.(?:cuda\.|mps\.|xpu\.)?|CUDA|CPU|MPS|XPU)(\w+?)(?:Tensor|Type)", v, re.ASCII)

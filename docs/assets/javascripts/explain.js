@@ -28,6 +28,8 @@
   // a paste with no capital letter at all (an issue title typed in lower case): read without regard to case
   function isCaseless(text) { return !/[A-Z]/.test(text); }
 
+  var ANSI = /\x1b\[[0-9;]*[A-Za-z]/g;  // a console's colours (devicelab.errors.core.ANSI)
+
   // what a reply or a console put before a line (`> `, torchrun's `[rank0]:`)
   var PREFIX = /^[ \t]*(?:>[ \t]?|\[(?:rank|default)\d+\]:[ \t]?)+/;
 
@@ -37,7 +39,7 @@
   function normalise(text) {
     if (text.length > MAX_PASTE) text = text.slice(0, HEAD) + "\n" + text.slice(text.length - (MAX_PASTE - HEAD));
     text = text.replace(/\r\n/g, "\n").replace(/\r/g, "\n");
-    text = text.replace(/\x1b\[[0-9;]*[A-Za-z]/g, "");
+    text = text.replace(ANSI, "");
     text = text.replace(/[\u2018\u2019\u201C\u201D\u3000\u3002\u3001`\uFF01-\uFF5E]/g, function (c) {
       if (c in PUNCTUATION) return PUNCTUATION[c];
       return String.fromCharCode(c.charCodeAt(0) - 0xFEE0);
@@ -51,9 +53,11 @@
   }
 
   // ------------------------------------------------------------------------------------------- devices
+  var VARIABLE = /^Variable\[(\w+)\]$/i;  // PyTorch 0.4 printed a tensor's type wrapped: Variable[CUDAFloatType]
+
   function deviceOf(rules, value) {
     var v = value.trim().replace(/^['"]+|['"]+$/g, "");
-    var wrapped = /^Variable\[(\w+)\]$/i.exec(v);  // PyTorch 0.4: Variable[CUDAFloatType]
+    var wrapped = VARIABLE.exec(v);
     if (wrapped) return deviceOf(rules, wrapped[1]);
     var low = v.toLowerCase();
     if (rules._deviceFull.test(low)) return low;
@@ -86,7 +90,7 @@
 
   function dtypeOf(value) {
     var v = value.trim();
-    var wrapped = /^Variable\[(\w+)\]$/i.exec(v);  // PyTorch 0.4: Variable[CUDAFloatType]
+    var wrapped = VARIABLE.exec(v);
     if (wrapped) return dtypeOf(wrapped[1]);
     var found = /^(?:torch\.(?:cuda\.|mps\.|xpu\.)?|CUDA|CPU|MPS|XPU)(\w+?)(?:Tensor|Type)$/.exec(v);
     if (found) return found[1];
@@ -241,7 +245,7 @@
     var f = rules._frames;
     var lines = text.replace(/\r\n/g, "\n").replace(/\r/g, "\n").replace(/\\\\/g, "/").split("\n").map(function (l) {
       // colours, `> ` quoting, torchrun's `[rank0]:` prefix and a web page's no-break spaces are not part of a frame
-      return bareLine(l.replace(/\x1b\[[0-9;]*[A-Za-z]/g, "")).replace(/\\/g, "/");
+      return bareLine(l.replace(ANSI, "")).replace(/\\/g, "/");
     });
     var found = [];
     for (var i = 0; i < lines.length; i++) {

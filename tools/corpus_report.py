@@ -72,10 +72,14 @@ NOVEL_HELDOUT9 = ROOT / "tests" / "errors" / "novel_heldout9.json"
 # device errors are told in words.
 NOVEL_DEV11 = ROOT / "tests" / "errors" / "novel_dev11.json"
 NOVEL_HELDOUT10 = ROOT / "tests" / "errors" / "novel_heldout10.json"
+# A twelfth batch (seeded draw random.Random(12121)): 72 threads, 63 libraries, aimed at libraries' own wordings and
+# posters' words; a third Chinese.
+NOVEL_DEV12 = ROOT / "tests" / "errors" / "novel_dev12.json"
+NOVEL_HELDOUT11 = ROOT / "tests" / "errors" / "novel_heldout11.json"
 DEVELOPMENT_FILES = (CORPUS, NOVEL_DEV, NOVEL_DEV2, NOVEL_DEV3, NOVEL_DEV4, NOVEL_DEV5, NOVEL_DEV6, NOVEL_DEV7,
-                     NOVEL_DEV8, NOVEL_DEV9, NOVEL_DEV10, NOVEL_DEV11)
+                     NOVEL_DEV8, NOVEL_DEV9, NOVEL_DEV10, NOVEL_DEV11, NOVEL_DEV12)
 HELDOUT_FILES = (HELDOUT, NOVEL_HELDOUT, NOVEL_HELDOUT2, NOVEL_HELDOUT3, NOVEL_HELDOUT4, NOVEL_HELDOUT5,
-                 NOVEL_HELDOUT6, NOVEL_HELDOUT7, NOVEL_HELDOUT8, NOVEL_HELDOUT9, NOVEL_HELDOUT10)
+                 NOVEL_HELDOUT6, NOVEL_HELDOUT7, NOVEL_HELDOUT8, NOVEL_HELDOUT9, NOVEL_HELDOUT10, NOVEL_HELDOUT11)
 
 CHAPTERS = (
     "01-devices",

@@ -29,6 +29,7 @@ from .core import (
     is_caseless,
     js_source,
     normalise,
+    rejoin,
     unescape,
 )
 from .evidence import AMP_WORDS, Evidence, Frame, evidence, frames, rules_for_export
@@ -180,7 +181,7 @@ _HALF = re.compile(r"[Hh]alf|[Bb][Ff]loat16|float16|HALF", re.ASCII)
 
 
 def _diagnose(text: str) -> Diagnosis:
-    read, cut = focus(unescape(text))
+    read, cut = focus(rejoin(unescape(text)))
     error_line = bool(_ERROR_LINE.search(read))
     caseless = is_caseless(read)  # a paste in lower case: its wordings and routes are read without regard to case
     found = _matches(read, _ordered(), caseless)

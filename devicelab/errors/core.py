@@ -279,6 +279,18 @@ def unescape(text: str) -> str:
     return _ENTITY.sub(_entity, text) if "&" in text else text
 
 
+# A title that a web page cut with "…" and whose body goes on with "…" ("tensor on different …" / "…devices when"):
+# the two halves of one sentence, wherever the page put lines between them (quoted by a reply or prefixed by torchrun
+# too).
+_CUT_TITLE = re.compile(r"\u2026(?:[^\S\n]|>|\[rank\d+\]:)*\n(?:(?:[^\S\n]|>|\[rank\d+\]:)*\n)*"
+                        r"(?:[^\S\n]|>|\[rank\d+\]:)*\u2026")
+
+
+def rejoin(text: str) -> str:
+    """A paste with a title cut by "…" and continued by "…" after a line break, as one sentence again."""
+    return _CUT_TITLE.sub("", text) if "\u2026" in text else text
+
+
 def is_caseless(text: str) -> bool:
     """True for a paste with no capital letter at all (an issue title typed in lower case, a lowercased log): its
     wordings and routes are then read without regard to case. A paste with any capital is read as written."""

@@ -23,18 +23,27 @@ OPTIMIZER_STATE = (r"\b(?:exp_avgs?|exp_avg_sqs?|max_exp_avg_sqs?|momentum_buffe
                    r"state_sums?)\b")
 
 # A multi-GPU program's words in the paste (DataParallel, DDP, FSDP, DeepSpeed, a device map).
-MULTI_GPU = (r"DataParallel|[Rr]eplica|[Ss]catter|[Bb]roadcast|device_ids|local_rank|NCCL|nccl|all_reduce|all_gather|"
-             r"[Dd]istributed|SyncBatchNorm|FSDP|FullyShard|deepspeed|DeepSpeed|different GPUs|device_map|"
+# (a wavelet "scattering" transform is no scatter)
+MULTI_GPU = (r"DataParallel|[Rr]eplica|[Ss]catter(?!ing)|[Bb]roadcast|device_ids|local_rank|NCCL|nccl|all_reduce|"
+             r"all_gather|[Dd]istributed|SyncBatchNorm|FSDP|FullyShard|deepspeed|DeepSpeed|different GPUs|device_map|"
              # FSDP's own word for the GPU a rank computes on ("Expects tensor to be on the compute device cuda:1")
              r"\bcompute device\b|"
              # Chinese: "several cards", "two cards", "multi-GPU"
              r"多卡|[多两几][张块个种]卡|多个? ?GPU|多显卡|双卡|"
+             # "多张显卡", "4张V100", "两块GPU"
+             r"[多两几二三四五六七八2-9][张块个](?:显卡|GPU|gpu|[VAHL]\d{2,3}\b)|"
+             # in English: "DDP", "multi-GPU training", "multiple GPUs", "more than one GPU"
+             r"\bDDP\b|\b[Mm]ulti-?(?:GPU|gpu)|\b(?:multiple|several|many|more than one) GPUs?\b|"
              # a second GPU said in words: "when training a model in different GPU", "on another GPU"
              r"\b(?:another|a different|different|other|second) GPU\b")
 # A paste that names two different GPUs by number ("cuda:1" in its settings, "device 0" in its error): a multi-GPU
 # program. A version ("CUDA 11.8") is no GPU number.
-TWO_GPUS = (r"(?:cuda:|[Dd]evice |GPU ?)(\d)(?![\d.])[\s\S]{0,400}?(?:cuda:|[Dd]evice |GPU ?)(?!\1(?![\d.]))\d"
-            r"(?![\d.])")
+TWO_GPUS = (r"(?:cuda:|[Dd]evice[- ]|GPU[- ]?)(\d)(?!\d|\.\d)[\s\S]{0,400}?(?:cuda:|[Dd]evice[- ]|GPU[- ]?)"
+            r"(?!\1(?!\d|\.\d))\d(?!\d|\.\d)")
+# Tensors a function makes for itself without saying where, in a poster's words: "intermediate tensors", "helper
+# tensors ... instead of defaulting to CPU", "we forgot to specify the device"
+MADE_WITHOUT_DEVICE = (r"\b(?:intermediate|helper|internal|temporary|auxiliary) tensors?\b|"
+                       r"\bspecify(?:ing)? (?:the |a )?device\b|\bdefault(?:s|ing)? to (?:the )?(?:CPU|cpu)\b")
 # Chinese renderings that Chinese posts quote (machine or hand translations of the English sentence).
 ZH_SAME = r"(?:预期|期望|应该|要求)?所有(?:的)?张量(?:都)?(?:应该)?(?:在|位于|处于)同一(?:个)?设备上"
 
@@ -112,6 +121,10 @@ SAME_DEVICE = ErrorKind(
     routes=(
         Route({"relation": "^index$"}, "06-multigpu", True, ("multi_gpu_mix",), ("09-debugging",)),
         Route({"relation": "^same$", "dtypes": "different"}, "08-amp", True, (), (), False, "dtype_mismatch"),
+        # the devices cut off or never printed ("... but found at least two devices"), in a paste that shows a
+        # multi-GPU program ("works on one GPU, fails on several", DDP, "多张显卡")
+        Route({"relation": "^$", "_text": TWO_GPUS + "|" + MULTI_GPU}, "06-multigpu", False, ("multi_gpu_mix",),
+              ("01-devices", "09-debugging")),
         # the paste shows an optimizer's own state (Adam's exp_avg, SGD's momentum_buffer): the state stayed behind
         Route({"_text": OPTIMIZER_STATE}, "07-checkpoints", False, ("optimizer_state",), ("01-devices",)),
         # meta with an operation named reads as any other pair of devices (the course's tests stand meta in for a GPU)
@@ -843,6 +856,8 @@ HAND_WRITTEN = ErrorKind(
         Route({"relation": "^$", "_text": MULTI_GPU}, "06-multigpu", False, ("multi_gpu_mix",),
               ("01-devices", "09-debugging")),
         Route({"types": "meta"}, "07-checkpoints", False, ("meta_weights",), ("09-debugging",)),
+        Route({"_text": MADE_WITHOUT_DEVICE}, "05-inside", False, ("tensor_made_inside",),
+              ("01-devices", "09-debugging")),
         Route({"tail": "CUDA tensor|GPU tensor"}, "09-debugging", False, ("custom_kernel", "batch_not_moved"),
               ("01-devices",)),
     ),
@@ -976,6 +991,9 @@ TWO_DEVICES = ErrorKind(
         r"\b(?:[Ll]oad\w*|[Rr]estor\w*|[Uu]npickl\w*)\b[^\n]{0,80}?\b(?:on|to|in) (?:a |an )?(?:CPU|cpu)[- ]only\b|"
         r"\b(?:[Ll]oad\w*|[Rr]estor\w*|[Uu]npickl\w*)\b[^\n]{0,80}?\b(?:in|on) an? (?:environment|machine) without "
         r"(?:a |any )?(?:GPU|CUDA|XLA|TPU)\b)",
+        # "gpu训练cpu预测": trained on a GPU, predicted (loaded, run) on a CPU
+        r"(?P<_location>(?:GPU|gpu|cuda|CUDA|显卡) ?上?训练[^。\n]{0,12}?(?:CPU|cpu) ?上?"
+        r"(?:预测|推理|加载|运行|测试|部署))",
         r"(?P<_location>restore data location of|please use torch\.load with map_location|"
         r"unknown (?:device|location) (?:tag|type) ?'?\w*'? in (?:the )?"
         r"checkpoint)",
@@ -1000,7 +1018,10 @@ TWO_DEVICES = ErrorKind(
         r"(?:on|to) (?:an? |the )?(?:unexpected|wrong|incorrect) device\b|"
         r"(?:does ?n[o']t|do ?n[o']t|cannot|can't) (?:support|accept|handle) (?:\w+ )?"
         r"(?:CUDA|GPU|cuda|gpu|CPU|cpu|MPS|NPU|XPU|XLA) tensors|(?:必须|需要|应该|要)在同?一(?:块|张|个)(?:显)?卡上|"
-        r"(?:on|to) another (?:device|GPU)\b|"
+        r"\bworks?\b[^.\n]{0,20}?\b(?:on|for|with) (?:device|GPU|gpu|cuda)[- :]?\d\b[^.\n]{0,20}?\bnot\b|"
+        r"(?:on|to) (?:another|an? other|other) (?:device|GPU)\b|(?:on|across) more than one (?:device|GPU)\b|"
+        # "when some use CPU and some use GPU", "some on the GPU, some on the CPU"
+        r"\bsome\b[^.\n]{0,20}?\b(?:CPU|GPU|cpu|gpu)\b[^.\n]{0,12}?\bsome\b[^.\n]{0,20}?\b(?:CPU|GPU|cpu|gpu)\b|"
         r"(?:wrong|incorrect) (?:device|GPU)\b|different memory locations|"
         r"[Dd]evices? (?:do(?:es)? not|do ?n[o']t|does ?n[o']t) match|"
         r"same (?:\w+ ){0,2}(?:device|GPU)\b|not (?:be )?(?:on|in) (?:a |the )?(?:GPU|CPU|cuda|CUDA|device)\b|"
@@ -1014,7 +1035,7 @@ TWO_DEVICES = ErrorKind(
         r"(?P<_said>\b(?:still|remains?|remained|stays?|stayed|(?:was |were |is |are )?left) (?:on|in|at) (?:the )?"
         + DW + r"(?![\w-]))",
         r"(?P<_said>(?:\b(?:not|never)|n't) (?:been |being |getting )?(?:move[ds]?|moving|sent|send|transferr?e?d?|put|"
-        r"placed|copied|shift(?:ed)?|migrated)(?: back| over)? (?:to|on|onto) (?:the )?" + DW + r"(?![\w-]))",
+        r"placed|copied|shift(?:ed)?|migrated)(?: back| over)? (?:to|on|onto|in|into) (?:the )?" + DW + r"(?![\w-]))",
         # "some of the buffers will store on CPU", "all buffers appear to be stored on cpu", "by default stored on the
         # CPU"
         r"(?P<_said>\b" + THING + r"\b[^.\n]{0,40}?\b(?:by default |appears? to be |seems? to be )?"
@@ -1072,7 +1093,8 @@ TWO_DEVICES = ErrorKind(
         Route({"_text": r"register_buffer|def forward|in forward|\bforward\(|self\.\w+ = torch\.|\b[Uu]nregistered\b|"
                         r"\bnot registered\b|\bbuffers?\b|ModuleList|plain (?:Python )?list|(?:plain|normal|regular) "
                         r"(?:tensor )?attributes?|`self\.\w+`|\bby default (?:stored|created|made|on)\b|"
-                        r"list of (?:modules|layers)|\btrac(?:ed|ing)\b[^.\n]{0,40}\bon (?:the )?(?:cpu|CPU)\b"},
+                        r"list of (?:modules|layers)|\btrac(?:ed|ing)\b[^.\n]{0,40}\bon (?:the )?(?:cpu|CPU)\b|"
+                        + MADE_WITHOUT_DEVICE},
               "05-inside", False, ("tensor_made_inside",), ("01-devices", "09-debugging")),
         Route({"_text": r"\bDGL|\bdgl\b|[Gg]raphs? (?:to batch|must be)|DataLoader|[Dd]ataloader|collate|pin_memory|"
                         r"\bbatch\b"}, "04-batches", False, ("batch_not_moved",), ("01-devices", "09-debugging")),

@@ -46,7 +46,11 @@ MIN_ALL_NEGATIVES = 100  # both parts together
 # Development entries the index gets wrong today, pending a fix in the index (never in the corpus): they are left
 # out of the two strict checks below, and test_pending_entries_still_fail asks for each to be removed from this
 # list as soon as the index answers it right. Add to it only for a new entry, never for an index change.
-PENDING: dict[str, str] = {}
+PENDING: dict[str, str] = {
+    # the twelfth batch: a title that says where the work ran ("Running on CPU while saying Using cuda"), no error;
+    # read as a pair of devices, as "tensors on cuda:0 and cpu" is
+    "gh-sd-wav2lip-uhq-16": "false_positive",
+}
 # Recall the index must keep on this corpus. Raise it as the index improves; never lower it to let an index
 # change pass. (New, harder entries may lower measured recall: that is what the floor is measured against.)
 RECALL_FLOOR = 0.85

@@ -84,8 +84,9 @@ def test_pending_entries_still_fail(figures):
 # the tail readers keep bringing. Its floor is today's figure less a margin; raise it as the index improves. A new
 # held-out batch can lower today's figure without any index change: the tenth batch's half scored 9/22 right first
 # and 14/22 within two when it was added, taking the stratum from 67% and 77% to 64% and 75%; the eleventh's scored
-# 10/24 and 13/24 (most of its device errors told in words), and the stratum now stands at 63% and 73%.
-NOVEL_RIGHT_FIRST_FLOOR = 0.60
+# 10/24 and 13/24 (most of its device errors told in words); the twelfth's 8/29 and 14/29 (12 declined, most told in
+# words or cut before the message), and the stratum now stands at 60% and 71%.
+NOVEL_RIGHT_FIRST_FLOOR = 0.57
 NOVEL_WITHIN_TWO_FLOOR = 0.70
 # Novel held-out entries the index gets wrong today (a negative claimed as a device error, or a device error given a
 # wrong chapter with confidence), by id only, added with their entries and never to let an index change pass.

@@ -149,9 +149,10 @@ def test_pastes_in_lower_case_escaped_or_quoted_get_the_same_verdict_as_python(p
 
 
 def test_the_general_reading_gets_the_same_verdict_as_python(page, base_url):
-    """The device checks mined from the sources, the ninth to eleventh batches' development pastes (posters' own words, two GPUs
-    named by number, a pair that names one device twice before the real pair) and the general reading's unit cases
-    (tests/unit/test_errors_general_reading.py) read the same on the page."""
+    """The device checks mined from the sources, the ninth to twelfth batches' development pastes (posters' own words,
+    two GPUs named by number or several in words, a pair that names one device twice before the real pair, a title cut
+    by "…") and the general reading's unit cases (tests/unit/test_errors_general_reading.py) read the same on the
+    page."""
     import importlib.util
 
     spec = importlib.util.spec_from_file_location("general", ROOT / "tests" / "unit" / "test_errors_general_reading.py")
@@ -159,10 +160,12 @@ def test_the_general_reading_gets_the_same_verdict_as_python(page, base_url):
     spec.loader.exec_module(general)
     page.goto(f"{base_url}{PAGES['en']}")
     sources = json.loads(general.SOURCES.read_text(encoding="utf-8"))
-    batch = [entry for name in ("novel_dev9.json", "novel_dev10.json", "novel_dev11.json")
+    batch = [entry for name in ("novel_dev9.json", "novel_dev10.json", "novel_dev11.json", "novel_dev12.json")
              for entry in json.loads((ROOT / "tests" / "errors" / name).read_text(encoding="utf-8"))]
     texts = [e["text"] for e in sources] + [e["text"] for e in batch] + general.FROM_THE_SOURCES + general.PROSE
     texts += general.TWO_GPUS + general.NEGATIVES + general.LOADED_WITHOUT_THE_GPU + general.INSIDE
+    texts += ["Move the labels to avoid tensors on different \u2026" + newline + "\u2026devices in the loss"
+              for newline in ("\n\n", "\r\n\r\n", "\n")]
     assert differences(page, texts) == [] and page.errors == []
 
 

@@ -107,6 +107,9 @@ PROSE = [
     "Without the fix there will be a CUDA/CPU mismatch in generate().",
     "The input ids weren't getting put on the GPU, so the model failed on the first call.",
     "The model was on the graphics card and the example batch was on cpu, so add_graph threw an error.",
+    # the twelfth batch's development half
+    "Some clients train on the CPU and some on the GPU, so the tensors they exchange do not match.",
+    "The image is on the GPU, but the transform object has not been put in GPU mode.",
 ]
 TWO_GPUS = [
     'With "device": "cuda:1" in the config the weights still load on device 0, and then tensors are on different '
@@ -114,6 +117,13 @@ TWO_GPUS = [
     "多卡训练时报错：张量不在同一个设备上",
     "It works on one card; when training the model on a different GPU the optimizer state is on different devices.",
     "为什么我用多种卡训练时，输入跟模型的参数不再同一个gpu上",  # 再 for 在, as it is often typed
+    # the twelfth batch's development half: several GPUs in words, a message whose devices were cut off
+    "Training works on a single GPU, but with multiple GPUs: Expected all tensors to be on the same device, but found "
+    "at least two devices",
+    "单卡可以训练，换成多张显卡就报错：Expected all tensors to be on the same device, but found at least two devices",
+    "The evaluation fails because the kernel's tensors live on more than one GPU.",
+    "After the sync under DDP the metric's states are on different devices and compute() crashes.",
+    "The exported model has cuda:0 hard-coded, so it cannot run on an other device such as cuda:1.",
 ]
 # The model's own tensors or layers left behind, in words: chapter 05 (plain attributes, buffers, a Python list of
 # layers, a default device, a model traced on the CPU).
@@ -123,12 +133,17 @@ INSIDE = [
     "The mask tensor is by default stored on the CPU.",
     "The list of modules does not shift to the GPU when I call cuda() on the model.",
     "I traced the model on cpu; on the gpu some tensor doesn't move back to gpu.",
+    # tensors a function makes for itself without a device (the twelfth batch's development half)
+    "Two intermediate tensors were made without a device, so the matmul failed with tensors on different devices.",
+    "Helper tensors are now created on the input's device instead of defaulting to CPU, which fixes the device "
+    "mismatch.",
 ]
 # A checkpoint from a GPU, loaded where there is none, told in the poster's words: chapter 07.
 LOADED_WITHOUT_THE_GPU = [
     "A checkpoint saved on the GPU server cannot be loaded on my laptop, which runs on the CPU.",
     "Loading the model trained on a GPU machine fails on a CPU-only machine.",
     "Restoring the exported learner with load_learner in an environment without XLA raises an error.",
+    "模型用GPU训练，在CPU上预测时加载失败",
 ]
 NEGATIVES = [
     "It runs on the CPU but on the GPU it fails with RuntimeError: CUDA error: device-side assert triggered",
@@ -175,6 +190,19 @@ def test_a_gpu_checkpoint_loaded_without_the_gpu_in_the_posters_words_points_to_
 def test_two_gpus_in_the_paste_point_to_the_multi_gpu_chapter(text):
     d = diagnose(text)
     assert d.device_error and d.chapter == "06-multigpu", (d.kind, d.chapter)
+
+
+def test_a_wavelet_scattering_transform_is_no_data_parallel_scatter():
+    d = diagnose("TypeError: Input must be on CPU. The Scattering1D filters are on the CPU and my input on cuda.")
+    assert d.device_error and d.chapter != "06-multigpu", d.chapter
+
+
+def test_one_gpu_in_numbers_is_not_several():
+    """ "1个GPU" is one GPU; "4张V100" and "两块GPU" are several."""
+    cut = "RuntimeError: Expected all tensors to be on the same device, but found at least two devices"
+    assert diagnose("只有1个GPU，" + cut).chapter != "06-multigpu"
+    assert diagnose("用4张V100推理，" + cut).chapter == "06-multigpu"
+    assert diagnose("两块GPU一起训练，" + cut).chapter == "06-multigpu"
 
 
 def test_a_cuda_version_is_no_second_gpu():

@@ -134,3 +134,13 @@ def test_an_exceptions_name_is_never_read_as_the_operation_or_the_argument(paste
     assert named == []
     assert diagnose("runtimeerror: tensors must be on the same device").op is None
     assert diagnose("scatter(): index and src must be on the same device").op == "scatter"
+
+
+@pytest.mark.parametrize("newline", ["\n\n", "\r\n\r\n", "\n"])
+def test_a_title_cut_by_an_ellipsis_and_continued_after_it_reads_as_one_sentence(newline):
+    """A pull request's title cut by the page ("… tensors on different …") and its body going on ("…devices"): the
+    sentence is read whole, as it is without the cut."""
+    whole = "Move the labels to self.device to avoid tensors on different devices in the loss"
+    cut = "Move the labels to self.device to avoid tensors on different \u2026" + newline + "\u2026devices in the loss"
+    assert reading(cut) == reading(whole) and reading(whole)[0]
+    assert not diagnose("tensors on different \u2026 in the loss (the title alone)").device_error

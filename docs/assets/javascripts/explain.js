@@ -25,6 +25,10 @@
     });
   }
 
+  // a title cut by "…" and continued by "…" after a line break: one sentence again (core.rejoin)
+  var CUT_TITLE = /\u2026(?:[^\S\n]|>|\[rank\d+\]:)*\n(?:(?:[^\S\n]|>|\[rank\d+\]:)*\n)*(?:[^\S\n]|>|\[rank\d+\]:)*\u2026/g;
+  function rejoin(text) { return text.indexOf("\u2026") < 0 ? text : text.replace(CUT_TITLE, ""); }
+
   // a paste with no capital letter at all (an issue title typed in lower case): read without regard to case
   function isCaseless(text) { return !/[A-Z]/.test(text); }
 
@@ -343,7 +347,7 @@
     "05-inside": "tensor_made_inside", "06-multigpu": "multi_gpu_mix" };
 
   function diagnose(rules, text) {
-    var focused = focus(rules, unescape(String(text)));
+    var focused = focus(rules, rejoin(unescape(String(text))));
     var read = focused[0], cut = focused[1];
     var errorLine = rules._errorLine.test(read);
     var caseless = isCaseless(read);

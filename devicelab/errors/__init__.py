@@ -29,6 +29,7 @@ from .core import (
     is_caseless,
     js_source,
     normalise,
+    plain,
     rejoin,
     unescape,
 )
@@ -95,7 +96,7 @@ def _matches(text: str, kinds: list[ErrorKind], caseless: bool = False) -> list[
 def lookup(message: str) -> list[Match]:
     """Every indexed family whose wordings match `message` (old and new wordings alike), most specific first."""
     kinds = [k for k in _ordered() if k.indexed]
-    message = unescape(message)
+    message = plain(unescape(message))
     caseless = is_caseless(message)
     found = _matches(message, [k for k in kinds if not k.fallback], caseless)
     return found or _matches(message, [k for k in kinds if k.fallback], caseless)
@@ -181,7 +182,7 @@ _HALF = re.compile(r"[Hh]alf|[Bb][Ff]loat16|float16|HALF", re.ASCII)
 
 
 def _diagnose(text: str) -> Diagnosis:
-    read, cut = focus(rejoin(unescape(text)))
+    read, cut = focus(rejoin(plain(unescape(text))))
     error_line = bool(_ERROR_LINE.search(read))
     caseless = is_caseless(read)  # a paste in lower case: its wordings and routes are read without regard to case
     found = _matches(read, _ordered(), caseless)

@@ -286,6 +286,18 @@ _CUT_TITLE = re.compile(r"\u2026(?:[^\S\n]|>|\[rank\d+\]:)*\n(?:(?:[^\S\n]|>|\[r
                         r"(?:[^\S\n]|>|\[rank\d+\]:)*\u2026")
 
 
+# Characters a web page puts into copied text that the reader never means: zero-width spaces and joiners (some blogs
+# put one between every few characters of a code block) and a byte-order mark; and typographic quotes for plain ones
+# (`File “x.py”`, ‘cuda:0’), as a page that "smartens" quotes shows them.
+_PLAIN = {0x200B: None, 0x200C: None, 0x200D: None, 0x2060: None, 0xFEFF: None,
+          0x2018: "'", 0x2019: "'", 0x201C: '"', 0x201D: '"'}
+
+
+def plain(text: str) -> str:
+    """A paste without zero-width characters and with plain quotes for typographic ones."""
+    return text.translate(_PLAIN)
+
+
 def rejoin(text: str) -> str:
     """A paste with a title cut by "…" and continued by "…" after a line break, as one sentence again."""
     return _CUT_TITLE.sub("", text) if "\u2026" in text else text

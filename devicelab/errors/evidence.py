@@ -75,6 +75,8 @@ def frames(text: str) -> list[Frame]:
         code = ""
         if match.re is _PYTHON:
             following = lines[index + 1] if index + 1 < len(lines) else ""
+            if not following.strip() and index + 2 < len(lines) and lines[index + 2][:1] in (" ", "\t"):
+                following = lines[index + 2]  # a page that put a blank line after every line of the paste
             if following.strip() and not _starts_frame(following) and not set(following.strip()) <= set("^~ "):
                 code = following.strip()
         else:  # IPython: the arrowed line of the listing below the header

@@ -8,6 +8,7 @@ from __future__ import annotations
 import functools
 import html
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -55,6 +56,30 @@ def test_a_paste_quoted_prefixed_by_rank_or_with_no_break_spaces_reads_as_the_pa
     for form in (quoted, lambda text: text.replace(" ", "\u00a0"), ranked):
         changed = [e["id"] for e in pastes if reading(form(e["text"])) != reading(e["text"])]
         assert changed == []
+
+
+def zero_width(text: str) -> str:
+    """The paste as some blogs serve a code block: a zero-width space after every space, a byte-order mark first."""
+    return "\ufeff" + text.replace(" ", " \u200b")
+
+
+def smart_quotes(text: str) -> str:
+    """The paste as a page that "smartens" quotes shows it: `File “x.py”`, ‘mat1’."""
+    text = re.sub(r'"([^"\n]*)"', "\u201c\\1\u201d", text)
+    return re.sub(r"'([^'\n]*)'", "\u2018\\1\u2019", text)
+
+
+def double_spaced(text: str) -> str:
+    """The paste as a page that puts a blank line after every line shows it."""
+    return text.replace("\n", "\n\n")
+
+
+def test_a_paste_with_zero_width_spaces_typographic_quotes_or_blank_lines_between_its_lines_reads_as_itself(pastes):
+    """Zero-width characters are dropped and typographic quotes read as plain ones (core.plain); a traceback's code
+    line is found below a blank line too (evidence.frames)."""
+    for form in (zero_width, smart_quotes, double_spaced):
+        changed = [e["id"] for e in pastes if reading(form(e["text"])) != reading(e["text"])]
+        assert changed == [], form.__name__
 
 
 def test_unescape_reads_named_and_numbered_escapes_once():

@@ -25,6 +25,12 @@
     });
   }
 
+  // zero-width characters a page put into copied text, and typographic quotes for plain ones (core.plain)
+  function plain(text) {
+    return text.replace(/[\u200B-\u200D\u2060\uFEFF]/g, "").replace(/[\u2018\u2019]/g, "'")
+      .replace(/[\u201C\u201D]/g, '"');
+  }
+
   // a title cut by "…" and continued by "…" after a line break: one sentence again (core.rejoin)
   var CUT_TITLE = /\u2026(?:[^\S\n]|>|\[rank\d+\]:)*\n(?:(?:[^\S\n]|>|\[rank\d+\]:)*\n)*(?:[^\S\n]|>|\[rank\d+\]:)*\u2026/g;
   function rejoin(text) { return text.indexOf("\u2026") < 0 ? text : text.replace(CUT_TITLE, ""); }
@@ -261,6 +267,8 @@
       var number = g.line || "", func = g.func || "<cell>", code = "";
       if (kind === "python") {
         var next = i + 1 < lines.length ? lines[i + 1] : "";
+        // a page that put a blank line after every line of the paste
+        if (!next.trim() && i + 2 < lines.length && /^[ \t]/.test(lines[i + 2])) next = lines[i + 2];
         if (next.trim() && !startsFrame(rules, next) && !/^[\^~ ]+$/.test(next.trim())) code = next.trim();
       } else {
         for (var j = i + 1; j < Math.min(lines.length, i + 40); j++) {
@@ -347,7 +355,7 @@
     "05-inside": "tensor_made_inside", "06-multigpu": "multi_gpu_mix" };
 
   function diagnose(rules, text) {
-    var focused = focus(rules, rejoin(unescape(String(text))));
+    var focused = focus(rules, rejoin(plain(unescape(String(text)))));
     var read = focused[0], cut = focused[1];
     var errorLine = rules._errorLine.test(read);
     var caseless = isCaseless(read);

@@ -282,8 +282,7 @@ def unescape(text: str) -> str:
 # A title that a web page cut with "…" and whose body goes on with "…" ("tensor on different …" / "…devices when"):
 # the two halves of one sentence, wherever the page put lines between them (quoted by a reply or prefixed by torchrun
 # too).
-_CUT_TITLE = re.compile(r"\u2026(?:[^\S\n]|>|\[rank\d+\]:)*\n(?:(?:[^\S\n]|>|\[rank\d+\]:)*\n)*"
-                        r"(?:[^\S\n]|>|\[rank\d+\]:)*\u2026")
+_CUT_TITLE = re.compile(r"\u2026(?:[^\S\n]|>|\[rank\d+\]:)*(?:\n(?:[^\S\n]|>|\[rank\d+\]:)*)*\u2026")
 
 
 # Characters a web page puts into copied text that the reader never means: zero-width spaces and joiners (some blogs
@@ -293,9 +292,22 @@ _PLAIN = {0x200B: None, 0x200C: None, 0x200D: None, 0x2060: None, 0xFEFF: None,
           0x2018: "'", 0x2019: "'", 0x201C: '"', 0x201D: '"'}
 
 
+# A console's colours whose escape character was lost on the way ("[0;31mRuntimeError[0m: ..."), and HTML's line
+# breaks and text tags around a paste copied from a page's source ("<pre><code>...<br>...</code></pre>").
+_ORPHAN_COLOUR = re.compile(r"\[(?:\d{1,3}(?:;\d{1,3})*m|m(?![a-z]))")
+_BREAK = re.compile(r"<br ?/?>\n?", re.IGNORECASE)
+_TEXT_TAG = re.compile(r"</?(?:pre|code|p|b|strong|i|em|span|div|tt|kbd|samp|blockquote)(?: [^<>\n]*)?>", re.IGNORECASE)
+
+
 def plain(text: str) -> str:
-    """A paste without zero-width characters and with plain quotes for typographic ones."""
-    return text.translate(_PLAIN)
+    """A paste without zero-width characters, console colours (with or without their escape character) or HTML's
+    line breaks and text tags, and with plain quotes for typographic ones."""
+    text = ANSI.sub("", text.translate(_PLAIN))
+    if "[" in text:
+        text = _ORPHAN_COLOUR.sub("", text)
+    if "<" in text:
+        text = _TEXT_TAG.sub("", _BREAK.sub("\n", text))
+    return text
 
 
 def rejoin(text: str) -> str:

@@ -56,11 +56,26 @@ class Frame:
         return f"{shown}, line {self.line}, in {self.func}" if self.line else f"{shown}, in {self.func}"
 
 
+# A traceback whose line breaks a page lost: a frame's header after other text on its line, the code after the header.
+_FLAT = re.compile(r'(?<=\S)[ \t]+(?=File "[^"\n]+", line \d+, in \S)', re.ASCII)
+_AFTER_HEADER = re.compile(r'(File "[^"\n]+", line \d+, in \S+)[ \t]+(?=\S)', re.ASCII)
+_BEFORE_ERROR = re.compile(r"[ \t]+(?=[A-Za-z_][\w.]*(?:Error|Exception|Warning)\b:)", re.ASCII)
+
+
+def _unflatten(line: str) -> list[str]:
+    """A flattened traceback (`... in <module> y = model(x) File "...", line 9, in forward ...`) as the lines it
+    was: one frame per line, its code below it, the exception on a line of its own."""
+    if not (_FLAT.search(line) or _AFTER_HEADER.search(line)):
+        return [line]
+    line = _BEFORE_ERROR.sub("\n", _AFTER_HEADER.sub("\\1\n    ", _FLAT.sub("\n", line)))
+    return line.split("\n")
+
+
 def frames(text: str) -> list[Frame]:
     """The frames of every traceback in a pasted text, outermost first, each with its code line if shown."""
     lines = text.replace("\r\n", "\n").replace("\r", "\n").replace("\\\\", "/").split("\n")
     # colours, `> ` quoting, torchrun's `[rank0]:` prefix and a web page's no-break spaces are not part of a frame
-    lines = [bare_line(ANSI.sub("", line)).replace("\\", "/") for line in lines]
+    lines = [part for line in lines for part in _unflatten(bare_line(ANSI.sub("", line)).replace("\\", "/"))]
     found: list[Frame] = []
     index = 0
     while index < len(lines):

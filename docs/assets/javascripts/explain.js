@@ -26,13 +26,20 @@
   }
 
   // zero-width characters a page put into copied text, and typographic quotes for plain ones (core.plain)
+  // (console colours too, with or without their escape character, and HTML's line breaks and text tags)
+  var ORPHAN_COLOUR = /\[(?:\d{1,3}(?:;\d{1,3})*m|m(?![a-z]))/g;
+  var BREAK = /<br ?\/?>\n?/gi;
+  var TEXT_TAG = /<\/?(?:pre|code|p|b|strong|i|em|span|div|tt|kbd|samp|blockquote)(?: [^<>\n]*)?>/gi;
   function plain(text) {
-    return text.replace(/[\u200B-\u200D\u2060\uFEFF]/g, "").replace(/[\u2018\u2019]/g, "'")
-      .replace(/[\u201C\u201D]/g, '"');
+    text = text.replace(/[\u200B-\u200D\u2060\uFEFF]/g, "").replace(/[\u2018\u2019]/g, "'")
+      .replace(/[\u201C\u201D]/g, '"').replace(ANSI, "");
+    if (text.indexOf("[") >= 0) text = text.replace(ORPHAN_COLOUR, "");
+    if (text.indexOf("<") >= 0) text = text.replace(BREAK, "\n").replace(TEXT_TAG, "");
+    return text;
   }
 
   // a title cut by "…" and continued by "…" after a line break: one sentence again (core.rejoin)
-  var CUT_TITLE = /\u2026(?:[^\S\n]|>|\[rank\d+\]:)*\n(?:(?:[^\S\n]|>|\[rank\d+\]:)*\n)*(?:[^\S\n]|>|\[rank\d+\]:)*\u2026/g;
+  var CUT_TITLE = /\u2026(?:[^\S\n]|>|\[rank\d+\]:)*(?:\n(?:[^\S\n]|>|\[rank\d+\]:)*)*\u2026/g;
   function rejoin(text) { return text.indexOf("\u2026") < 0 ? text : text.replace(CUT_TITLE, ""); }
 
   // a paste with no capital letter at all (an issue title typed in lower case): read without regard to case
@@ -251,11 +258,23 @@
     return f.python.test(line) || f.ipython.test(line) || f.cell.test(line) || f.oldIpython.test(line);
   }
 
+  // a traceback whose line breaks a page lost: one frame per line again (evidence._unflatten)
+  var FLAT = /(?<=\S)[ \t]+(?=File "[^"\n]+", line \d+, in \S)/g;
+  var AFTER_HEADER = /(File "[^"\n]+", line \d+, in \S+)[ \t]+(?=\S)/g;
+  var BEFORE_ERROR = /[ \t]+(?=[A-Za-z_][\w.]*(?:Error|Exception|Warning)\b:)/g;
+  function unflatten(line) {
+    if (!/(?<=\S)[ \t]+(?=File "[^"\n]+", line \d+, in \S)|File "[^"\n]+", line \d+, in \S+[ \t]+\S/.test(line)) {
+      return [line];
+    }
+    return line.replace(FLAT, "\n").replace(AFTER_HEADER, "$1\n    ").replace(BEFORE_ERROR, "\n").split("\n");
+  }
+
   function frames(rules, text) {
     var f = rules._frames;
-    var lines = text.replace(/\r\n/g, "\n").replace(/\r/g, "\n").replace(/\\\\/g, "/").split("\n").map(function (l) {
+    var lines = [];
+    text.replace(/\r\n/g, "\n").replace(/\r/g, "\n").replace(/\\\\/g, "/").split("\n").forEach(function (l) {
       // colours, `> ` quoting, torchrun's `[rank0]:` prefix and a web page's no-break spaces are not part of a frame
-      return bareLine(l.replace(ANSI, "")).replace(/\\/g, "/");
+      lines.push.apply(lines, unflatten(bareLine(l.replace(ANSI, "")).replace(/\\/g, "/")));
     });
     var found = [];
     for (var i = 0; i < lines.length; i++) {

@@ -88,7 +88,10 @@ def _matches(text: str, kinds: list[ErrorKind], caseless: bool = False) -> list[
     spaced, glued = whole
     first = both(0)
     second = both(1) if glued != spaced or errors[1] != errors[0] else []
-    if second and (not first or (second[0].kind is first[0].kind and _weight(second) > _weight(first))):
+    # the glued reading wins when it reads more of the same family, or a family of its own where the spaced one
+    # read only the general fallback ("torch.cuda.i" + "s_available()" wrapped at a fixed width)
+    if second and (not first or (second[0].kind is first[0].kind and _weight(second) > _weight(first))
+                   or (first[0].kind.fallback and not second[0].kind.fallback)):
         return second
     return first
 

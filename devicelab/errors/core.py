@@ -335,7 +335,8 @@ def normalise(text: str) -> tuple[str, str]:
     text = ANSI.sub("", text).translate(_PUNCTUATION)
     lines = [_BOX.sub(" ", _QUOTE.sub("", line)) for line in text.split("\n")]
     spaced = re.sub(r"\s+", " ", " ".join(lines)).strip()
-    glued = re.sub(r"\s+", " ", "".join(line.strip() for line in lines)).strip()
+    # glued: a space kept where the line had one at its end or its start (a paste wrapped at a fixed width)
+    glued = re.sub(r"\s+", " ", "".join(lines)).strip()
     return spaced, glued
 
 

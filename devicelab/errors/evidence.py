@@ -71,11 +71,27 @@ def _unflatten(line: str) -> list[str]:
     return line.split("\n")
 
 
+def _rewrapped(lines: list[str]) -> list[str]:
+    """Frame headers that a fixed-width paste wrapped (`File "/x/torch/nn/modules/mod` + `ule.py", line 8, in f`),
+    each glued back to one line."""
+    out: list[str] = []
+    index = 0
+    while index < len(lines):
+        line = lines[index]
+        if (index + 1 < len(lines) and line.lstrip().startswith('File "') and not _PYTHON.match(line)
+                and _PYTHON.match(line + lines[index + 1])):
+            line, index = line + lines[index + 1], index + 1
+        out.append(line)
+        index += 1
+    return out
+
+
 def frames(text: str) -> list[Frame]:
     """The frames of every traceback in a pasted text, outermost first, each with its code line if shown."""
     lines = text.replace("\r\n", "\n").replace("\r", "\n").replace("\\\\", "/").split("\n")
     # colours, `> ` quoting, torchrun's `[rank0]:` prefix and a web page's no-break spaces are not part of a frame
     lines = [part for line in lines for part in _unflatten(bare_line(ANSI.sub("", line)).replace("\\", "/"))]
+    lines = _rewrapped(lines)
     found: list[Frame] = []
     index = 0
     while index < len(lines):

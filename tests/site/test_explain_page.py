@@ -130,7 +130,8 @@ def test_every_corpus_message_gets_the_same_verdict_as_python(page, base_url, la
 def test_pastes_in_lower_case_escaped_or_quoted_get_the_same_verdict_as_python(page, base_url):
     """The page reads a paste with no capital letter without regard to case, HTML's escapes as the characters
     they stand for, a reply's `> `, torchrun's `[rank0]:`, no-break spaces, zero-width spaces, typographic quotes,
-    blank lines between lines, colours, HTML's line breaks and a traceback on one line, as Python does (tests/unit/test_errors_paste_forms.py)."""
+    blank lines between lines, colours, HTML's line breaks, a traceback on one line and a paste wrapped at a fixed width, as Python
+    does (tests/unit/test_errors_paste_forms.py)."""
     page.goto(f"{base_url}{PAGES['en']}")
     texts = corpus_texts()[::4]
     forms = [text.lower() for text in texts] + [html.escape(text) for text in texts]
@@ -145,6 +146,8 @@ def test_pastes_in_lower_case_escaped_or_quoted_get_the_same_verdict_as_python(p
     forms += [text.replace("Error:", "Error[0m:").replace("Runtime", "[0;31mRuntime") for text in texts[::3]]
     forms += ["<pre><code>" + text.replace("\n", "<br>\n") + "</code></pre>" for text in texts[1::3]]
     forms += [" ".join(line.strip() for line in text.splitlines()) for text in texts[2::3]]
+    forms += ["\n".join(line[i:i + 80] for line in text.splitlines() for i in range(0, max(len(line), 1), 80))
+              for text in texts[::2]]  # wrapped at a fixed width
     forms += ["runtimeerror: function addbackward0 returned an invalid gradient at index 1 - expected type "
               "torch.floattensor but got torch.cuda.floattensor", "&lt;class &#x27;RuntimeError&#x27;&gt; &amp;#39;",
               "TypeError: 无法转换CUDA张量为numpy。使用Tensor.cpu()将张量复制到主机内存",

@@ -65,7 +65,8 @@
       return line.replace(PREFIX, "").replace(/[\u2500-\u257f]/g, " ");
     });
     var spaced = lines.join(" ").replace(/\s+/g, " ").trim();
-    var glued = lines.map(function (l) { return l.trim(); }).join("").replace(/\s+/g, " ").trim();
+    // glued: a space kept where the line had one at its end or its start (a paste wrapped at a fixed width)
+    var glued = lines.join("").replace(/\s+/g, " ").trim();
     return [spaced, glued];
   }
 
@@ -276,6 +277,12 @@
       // colours, `> ` quoting, torchrun's `[rank0]:` prefix and a web page's no-break spaces are not part of a frame
       lines.push.apply(lines, unflatten(bareLine(l.replace(ANSI, "")).replace(/\\/g, "/")));
     });
+    // frame headers that a fixed-width paste wrapped, glued back to one line (evidence._rewrapped)
+    for (var w = 0; w + 1 < lines.length; w++) {
+      if (/^\s*File "/.test(lines[w]) && !f.python.test(lines[w]) && f.python.test(lines[w] + lines[w + 1])) {
+        lines.splice(w, 2, lines[w] + lines[w + 1]);
+      }
+    }
     var found = [];
     for (var i = 0; i < lines.length; i++) {
       var line = lines[i], m = null, kind = null;
@@ -384,7 +391,10 @@
     var match = matchIn(rules, lines[0], errors[0], caseless);
     if (lines[1] !== lines[0] || errors[1] !== errors[0]) {
       var second = matchIn(rules, lines[1], errors[1], caseless);
-      if (second && (!match || (second.kind === match.kind && weight(second) > weight(match)))) match = second;
+      // the glued reading wins when it reads more of the same family, or a family of its own where the spaced one
+      // read only the general fallback (errors._matches)
+      if (second && (!match || (second.kind === match.kind && weight(second) > weight(match)) ||
+          (match.kind.fallback && !second.kind.fallback))) match = second;
     }
     if (!match) return none;
     var values = derived(rules, match.kind, match.fields);

@@ -76,10 +76,16 @@ NOVEL_HELDOUT10 = ROOT / "tests" / "errors" / "novel_heldout10.json"
 # posters' words; a third Chinese.
 NOVEL_DEV12 = ROOT / "tests" / "errors" / "novel_dev12.json"
 NOVEL_HELDOUT11 = ROOT / "tests" / "errors" / "novel_heldout11.json"
+# A thirteenth batch (seeded draw random.Random(13131)): 64 pages from forums, model hubs and blogs, none a GitHub
+# issue; a third Chinese.
+NOVEL_DEV13 = ROOT / "tests" / "errors" / "novel_dev13.json"
+NOVEL_HELDOUT12 = ROOT / "tests" / "errors" / "novel_heldout12.json"
 DEVELOPMENT_FILES = (CORPUS, NOVEL_DEV, NOVEL_DEV2, NOVEL_DEV3, NOVEL_DEV4, NOVEL_DEV5, NOVEL_DEV6, NOVEL_DEV7,
-                     NOVEL_DEV8, NOVEL_DEV9, NOVEL_DEV10, NOVEL_DEV11, NOVEL_DEV12)
+                     NOVEL_DEV8, NOVEL_DEV9, NOVEL_DEV10, NOVEL_DEV11, NOVEL_DEV12,
+                     NOVEL_DEV13)
 HELDOUT_FILES = (HELDOUT, NOVEL_HELDOUT, NOVEL_HELDOUT2, NOVEL_HELDOUT3, NOVEL_HELDOUT4, NOVEL_HELDOUT5,
-                 NOVEL_HELDOUT6, NOVEL_HELDOUT7, NOVEL_HELDOUT8, NOVEL_HELDOUT9, NOVEL_HELDOUT10, NOVEL_HELDOUT11)
+                 NOVEL_HELDOUT6, NOVEL_HELDOUT7, NOVEL_HELDOUT8, NOVEL_HELDOUT9, NOVEL_HELDOUT10, NOVEL_HELDOUT11,
+                 NOVEL_HELDOUT12)
 
 CHAPTERS = (
     "01-devices",

@@ -121,10 +121,6 @@ SAME_DEVICE = ErrorKind(
     routes=(
         Route({"relation": "^index$"}, "06-multigpu", True, ("multi_gpu_mix",), ("09-debugging",)),
         Route({"relation": "^same$", "dtypes": "different"}, "08-amp", True, (), (), False, "dtype_mismatch"),
-        # the devices cut off or never printed ("... but found at least two devices"), in a paste that shows a
-        # multi-GPU program ("works on one GPU, fails on several", DDP, "多张显卡")
-        Route({"relation": "^$", "_text": TWO_GPUS + "|" + MULTI_GPU}, "06-multigpu", False, ("multi_gpu_mix",),
-              ("01-devices", "09-debugging")),
         # the paste shows an optimizer's own state (Adam's exp_avg, SGD's momentum_buffer): the state stayed behind
         Route({"_text": OPTIMIZER_STATE}, "07-checkpoints", False, ("optimizer_state",), ("01-devices",)),
         # meta with an operation named reads as any other pair of devices (the course's tests stand meta in for a GPU)
@@ -134,6 +130,11 @@ SAME_DEVICE = ErrorKind(
               ("09-debugging", "01-devices")),
         # the legacy type names in autograd's check of a gradient (GRADIENT_DEVICE's older wording): made inside
         Route({"_text": r"Backward\d* returned an invalid gradient"}, "05-inside", False, ("tensor_made_inside",),
+              ("01-devices", "09-debugging")),
+        # (after MPS's placeholder and the fake tensors' wordings, which name no device either)
+        # the devices cut off or never printed ("... but found at least two devices"), in a paste that shows a
+        # multi-GPU program ("works on one GPU, fails on several", DDP, "多张显卡")
+        Route({"relation": "^$", "_text": TWO_GPUS + "|" + MULTI_GPU}, "06-multigpu", False, ("multi_gpu_mix",),
               ("01-devices", "09-debugging")),
         Route({"op": "_foreach|fused_adam|_adam|adamw|_sgd|optim"}, "07-checkpoints", False, ("optimizer_state",),
               ("02-dataparallel", "09-debugging")),
@@ -982,6 +983,7 @@ TWO_DEVICES = ErrorKind(
         # what a place means without a pair: a meta tensor reached, a location that cannot be restored, an op that
         # does not run on the CPU, the code of the failing line comparing devices, a compiled graph with CPU tensors
         r"(?P<_meta>from the 'Meta' backend|[Mm]eta tensors? (?:has|have) no data|(?:on|with|for) [Mm]eta tensors|"
+        r"\b[Mm]eta[- ]tensors? error\b|"
         r"\bis (?:still )?on the meta device|(?:to|from) the meta device|"
         r"(?:to|into) a meta (?:parameter|tensor|buffer)\b|device=['\"]?meta\b)",
         # a poster's words: a model trained or saved on a GPU, loaded or restored on a machine without one
@@ -1010,7 +1012,7 @@ TWO_DEVICES = ErrorKind(
         r"\.(?:is_cuda|is_cpu)\(\) INTERNAL ASSERT FAILED)",
         r"(?P<_graph>cudagraphs? due to[^\n]{0,30}?\bcpu device)",
         # no device named, but said: "on different devices", "device mismatch", "不在同一个设备上"
-        r"(?P<_said>(?:[Tt]wo|[Dd]ifferent|[Mm]ultiple|[Mm]ixed|[Ss]eparate|[Dd]istinct) (?:devices?|GPUs)\b|"
+        r"(?P<_said>(?:[Tt]wo|[Dd]if{1,2}e?re?nt|[Mm]ultiple|[Mm]ixed|[Ss]eparate|[Dd]istinct) (?:devices?|GPUs)\b|"
         r"[Dd]evice[- ]mismatch|"
         r"(?:on|to|onto|in) (?:a |another |some )?different (?:CUDA |GPU |cuda )?(?:device|GPU)\b|"
         r"\bnon-(?:CUDA|GPU|CPU|cuda|gpu|cpu) (?:tensors?|devices?)\b|share (?:a|the same) device\b|"
@@ -1082,6 +1084,9 @@ TWO_DEVICES = ErrorKind(
         Route({"_text": r"Backward\d* returned an invalid gradient|cudagraphs? due to"}, "05-inside", False,
               ("tensor_made_inside",), ("01-devices", "09-debugging")),
         Route({"_text": GRAPH}, "04-batches", False, ("batch_not_moved",), ("01-devices", "09-debugging")),
+        # transformers' generate() warning: the batch (its input ids) left on another device than the model
+        Route({"_text": r"calling \.generate\(\) with the input_ids being on a device"}, "01-devices", False,
+              ("batch_not_moved",), ("03-embedding", "09-debugging")),
         # a search index on a device (faiss' "GPU tensor on CPU index") is no embedding's indices
         Route({"_text": r"\b(?:CPU|GPU|cpu|gpu) index\b"}, "01-devices", False, ("batch_not_moved",),
               ("06-multigpu", "09-debugging")),

@@ -130,8 +130,8 @@ def test_every_corpus_message_gets_the_same_verdict_as_python(page, base_url, la
 def test_pastes_in_lower_case_escaped_or_quoted_get_the_same_verdict_as_python(page, base_url):
     """The page reads a paste with no capital letter without regard to case, HTML's escapes as the characters
     they stand for, a reply's `> `, torchrun's `[rank0]:`, no-break spaces, zero-width spaces, typographic quotes,
-    blank lines between lines, colours, HTML's line breaks, a traceback on one line and a paste wrapped at a fixed width, as Python
-    does (tests/unit/test_errors_paste_forms.py)."""
+    blank lines between lines, colours, HTML's line breaks, a traceback on one line and a paste wrapped at a fixed
+    width, as Python does (tests/unit/test_errors_paste_forms.py)."""
     page.goto(f"{base_url}{PAGES['en']}")
     texts = corpus_texts()[::4]
     forms = [text.lower() for text in texts] + [html.escape(text) for text in texts]
@@ -161,7 +161,7 @@ def test_pastes_in_lower_case_escaped_or_quoted_get_the_same_verdict_as_python(p
 
 
 def test_the_general_reading_gets_the_same_verdict_as_python(page, base_url):
-    """The device checks mined from the sources, the ninth to twelfth batches' development pastes (posters' own words,
+    """The device checks mined from the sources, the ninth to thirteenth batches' development pastes (posters' own words,
     two GPUs named by number or several in words, a pair that names one device twice before the real pair, a title cut
     by "…") and the general reading's unit cases (tests/unit/test_errors_general_reading.py) read the same on the
     page."""
@@ -172,7 +172,8 @@ def test_the_general_reading_gets_the_same_verdict_as_python(page, base_url):
     spec.loader.exec_module(general)
     page.goto(f"{base_url}{PAGES['en']}")
     sources = json.loads(general.SOURCES.read_text(encoding="utf-8"))
-    batch = [entry for name in ("novel_dev9.json", "novel_dev10.json", "novel_dev11.json", "novel_dev12.json")
+    names = ("novel_dev9.json", "novel_dev10.json", "novel_dev11.json", "novel_dev12.json", "novel_dev13.json")
+    batch = [entry for name in names
              for entry in json.loads((ROOT / "tests" / "errors" / name).read_text(encoding="utf-8"))]
     texts = [e["text"] for e in sources] + [e["text"] for e in batch] + general.FROM_THE_SOURCES + general.PROSE
     texts += general.TWO_GPUS + general.NEGATIVES + general.LOADED_WITHOUT_THE_GPU + general.INSIDE

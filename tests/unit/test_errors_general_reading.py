@@ -124,6 +124,8 @@ TWO_GPUS = [
     "The evaluation fails because the kernel's tensors live on more than one GPU.",
     "After the sync under DDP the metric's states are on different devices and compute() crashes.",
     "The exported model has cuda:0 hard-coded, so it cannot run on an other device such as cuda:1.",
+    # the thirteenth batch's development half: "different" misspelt, MPS's placeholder message beside a device map
+    "Running inference on multiple GPU's raises a tensors on diferent devices error.",
 ]
 # The model's own tensors or layers left behind, in words: chapter 05 (plain attributes, buffers, a Python list of
 # layers, a default device, a model traced on the CPU).
@@ -178,6 +180,25 @@ def test_a_pair_of_one_device_gives_way_to_a_later_reading_without_a_pair():
     d = diagnose("The weights in the model were not being transferred to CUDA, while the data in the model was "
                  "transferred to CUDA.")
     assert d.device_error
+
+
+def test_a_meta_tensor_error_in_words_points_to_chapter_07():
+    d = diagnose("Loading the pipeline keeps failing with a runtime error 'Meta tensor error' after the offload.")
+    assert d.device_error and d.chapter == "07-checkpoints", (d.kind, d.chapter)
+
+
+def test_the_generate_warning_about_input_ids_points_to_the_batch_left_behind():
+    """transformers' warning names the input ids, which an embedding reads, but the fix is the batch's move."""
+    d = diagnose("UserWarning: You are calling .generate() with the input_ids being on a device type different than "
+                 "your model's device. input_ids is on cpu, whereas the model is on cuda.")
+    assert d.device_error and d.chapter == "01-devices" and "03-embedding" in [r.chapter for r in d.ranking]
+
+
+def test_mps_placeholder_storage_beside_a_device_map_stays_an_mps_reading():
+    """A device map in the paste is no second GPU when the message is MPS's placeholder storage."""
+    d = diagnose('model = AutoModelForCausalLM.from_pretrained(name, device_map="auto").to("mps")\n'
+                 "RuntimeError: Placeholder storage has not been allocated on MPS device!")
+    assert d.device_error and d.chapter == "01-devices", d.chapter
 
 
 @pytest.mark.parametrize("text", LOADED_WITHOUT_THE_GPU)

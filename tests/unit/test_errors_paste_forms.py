@@ -92,15 +92,16 @@ def one_line(text: str) -> str:
 def test_a_paste_with_zero_width_spaces_typographic_quotes_or_blank_lines_between_its_lines_reads_as_itself(pastes):
     """Zero-width characters are dropped and typographic quotes read as plain ones (core.plain); a traceback's code
     line is found below a blank line too (evidence.frames)."""
-    for form in (zero_width, smart_quotes, double_spaced):  # every other paste: these forms cost a reading each
-        changed = [e["id"] for e in pastes[::2] if reading(form(e["text"])) != reading(e["text"])]
+    # each form on a different third of the pastes: every form costs a reading of each paste it is given
+    for start, form in enumerate((zero_width, smart_quotes, double_spaced)):
+        changed = [e["id"] for e in pastes[start::3] if reading(form(e["text"])) != reading(e["text"])]
         assert changed == [], form.__name__
 
 
 def test_a_paste_with_colours_that_lost_their_escape_or_with_htmls_line_breaks_reads_as_itself(pastes):
     """Colours with or without their escape character, HTML's `<br>` and text tags are dropped (core.plain)."""
-    for form in (coloured, html_breaks):
-        changed = [e["id"] for e in pastes[1::2] if reading(form(e["text"])) != reading(e["text"])]
+    for start, form in enumerate((coloured, html_breaks)):
+        changed = [e["id"] for e in pastes[start::2] if reading(form(e["text"])) != reading(e["text"])]
         assert changed == [], form.__name__
 
 
@@ -124,8 +125,8 @@ def test_a_paste_wrapped_at_a_fixed_width_reads_as_itself_nearly_always(pastes):
 def test_a_traceback_on_one_line_is_read_frame_by_frame(pastes):
     """A traceback whose line breaks were lost keeps its frames and their code lines (evidence._unflatten); only a
     paste whose error line decides what is read may differ: on one line the poster's words join the message."""
-    changed = [e["id"] for e in pastes if reading(one_line(e["text"])) != reading(e["text"])]
-    assert len(changed) <= 2, changed
+    changed = [e["id"] for e in pastes[::2] if reading(one_line(e["text"])) != reading(e["text"])]  # half of them
+    assert len(changed) <= 1, changed
     flat = one_line('Traceback (most recent call last):\n  File "train.py", line 9, in <module>\n    out = model(x)\n'
                     '  File "/x/site-packages/torch/nn/modules/rnn.py", line 1133, in forward\n    result = _VF.lstm(\n'
                     "RuntimeError: Input and hidden tensors are not at the same device, found input tensor at cuda:0 "

@@ -126,6 +126,7 @@ TWO_GPUS = [
     "The exported model has cuda:0 hard-coded, so it cannot run on an other device such as cuda:1.",
     # the thirteenth batch's development half: "different" misspelt, MPS's placeholder message beside a device map
     "Running inference on multiple GPU's raises a tensors on diferent devices error.",
+    "The kernel works for device-0 but not for device-1 when it is given the tensor's pointer.",
 ]
 # The model's own tensors or layers left behind, in words: chapter 05 (plain attributes, buffers, a Python list of
 # layers, a default device, a model traced on the CPU).
@@ -154,6 +155,7 @@ NEGATIVES = [
     "Inference is very slow, the model seems to run on the CPU only.",
     "RuntimeError: mat1 and mat2 must have the same dtype, but got Float and Half",
     "在CPU上可以运行，在GPU上就报错：CUDA error: device-side assert triggered",
+    "It works with cuda:0 but not with the CPU build of the extension.",  # one GPU by number is no pair of GPUs
 ]
 
 

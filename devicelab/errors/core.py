@@ -294,7 +294,7 @@ _PLAIN = {0x200B: None, 0x200C: None, 0x200D: None, 0x2060: None, 0xFEFF: None,
 
 # A console's colours whose escape character was lost on the way ("[0;31mRuntimeError[0m: ..."), and HTML's line
 # breaks and text tags around a paste copied from a page's source ("<pre><code>...<br>...</code></pre>").
-_ORPHAN_COLOUR = re.compile(r"\[(?:\d{1,3}(?:;\d{1,3})*m|m(?![a-z]))")
+_ORPHAN_COLOUR = re.compile(r"\[(?:\d{1,3}(?:;\d{1,3})*m|m(?=[A-Z\s:]|$))", re.MULTILINE)
 _BREAK = re.compile(r"<br ?/?>\n?", re.IGNORECASE)
 _TEXT_TAG = re.compile(r"</?(?:pre|code|p|b|strong|i|em|span|div|tt|kbd|samp|blockquote)(?: [^<>\n]*)?>", re.IGNORECASE)
 
@@ -327,6 +327,9 @@ def bare_line(line: str) -> str:
     return _QUOTE.sub("", line).replace("\u00a0", " ")
 
 
+_INDENT = re.compile(r"^\s{2,}")
+
+
 def normalise(text: str) -> tuple[str, str]:
     """A pasted text as one line, two ways: lines joined with a space, and lines glued (a word wrapped mid-way)."""
     if len(text) > MAX_PASTE:  # a whole log: keep its head and its end, where the error is
@@ -335,8 +338,9 @@ def normalise(text: str) -> tuple[str, str]:
     text = ANSI.sub("", text).translate(_PUNCTUATION)
     lines = [_BOX.sub(" ", _QUOTE.sub("", line)) for line in text.split("\n")]
     spaced = re.sub(r"\s+", " ", " ".join(lines)).strip()
-    # glued: a space kept where the line had one at its end or its start (a paste wrapped at a fixed width)
-    glued = re.sub(r"\s+", " ", "".join(lines)).strip()
+    # glued: a space kept where a line ends with one, or starts with a single one (a paste wrapped at a fixed width
+    # at a space); an indentation of two or more is a console's or a traceback's, dropped as before
+    glued = re.sub(r"\s+", " ", "".join(_INDENT.sub("", line) for line in lines)).strip()
     return spaced, glued
 
 

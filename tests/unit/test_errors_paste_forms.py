@@ -122,6 +122,14 @@ def test_a_paste_wrapped_at_a_fixed_width_reads_as_itself_nearly_always(pastes):
     assert [f.func for f in frames(wrapped_at_80(header + "    result = _VF.lstm(input, hx)\n"))] == ["forward"]
 
 
+def test_a_word_a_console_wrapped_onto_an_indented_line_is_still_glued_and_an_index_m_is_no_colour():
+    from devicelab.errors.core import normalise, plain
+
+    assert normalise("in method wrapper_CUDA_ad\n    dmm)")[1] == "in method wrapper_CUDA_addmm)"
+    assert normalise("Attempting\n to deserialize")[1] == "Attempting to deserialize"
+    assert plain("    out = pred[m]\n[0;31mRuntimeError[0m: boom") == "    out = pred[m]\nRuntimeError: boom"
+
+
 def test_a_traceback_on_one_line_is_read_frame_by_frame(pastes):
     """A traceback whose line breaks were lost keeps its frames and their code lines (evidence._unflatten); only a
     paste whose error line decides what is read may differ: on one line the poster's words join the message."""

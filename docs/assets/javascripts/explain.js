@@ -27,7 +27,7 @@
 
   // zero-width characters a page put into copied text, and typographic quotes for plain ones (core.plain)
   // (console colours too, with or without their escape character, and HTML's line breaks and text tags)
-  var ORPHAN_COLOUR = /\[(?:\d{1,3}(?:;\d{1,3})*m|m(?![a-z]))/g;
+  var ORPHAN_COLOUR = /\[(?:\d{1,3}(?:;\d{1,3})*m|m(?=[A-Z\s:]|$))/gm;
   var BREAK = /<br ?\/?>\n?/gi;
   var TEXT_TAG = /<\/?(?:pre|code|p|b|strong|i|em|span|div|tt|kbd|samp|blockquote)(?: [^<>\n]*)?>/gi;
   function plain(text) {
@@ -65,8 +65,9 @@
       return line.replace(PREFIX, "").replace(/[\u2500-\u257f]/g, " ");
     });
     var spaced = lines.join(" ").replace(/\s+/g, " ").trim();
-    // glued: a space kept where the line had one at its end or its start (a paste wrapped at a fixed width)
-    var glued = lines.join("").replace(/\s+/g, " ").trim();
+    // glued: a space kept where a line ends with one, or starts with a single one (a paste wrapped at a fixed width
+    // at a space); an indentation of two or more is a console's or a traceback's, dropped as before
+    var glued = lines.map(function (l) { return l.replace(/^\s{2,}/, ""); }).join("").replace(/\s+/g, " ").trim();
     return [spaced, glued];
   }
 

@@ -1,6 +1,6 @@
 """The general reading of device words (issue: read any message that names two places), widened from two sources
 that are not held out: the device checks PyTorch and libraries built on it raise, as their source code words them
-(tests/errors/source_wordings.json), and the development halves of the ninth to eleventh batches of real pastes, where
+(tests/errors/source_wordings.json), and the development halves of the ninth to thirteenth batches of real pastes, where
 posters often tell the error in their own words. The posters' cases below are paraphrases written for these tests, not
 the corpus's texts; the paste page reads all of them, the mined wordings and those development pastes the same way
 (tests/site/test_explain_page.py).

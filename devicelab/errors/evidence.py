@@ -65,10 +65,8 @@ _BEFORE_ERROR = re.compile(r"[ \t]+(?=[A-Za-z_][\w.]*(?:Error|Exception|Warning)
 def _unflatten(line: str) -> list[str]:
     """A flattened traceback (`... in <module> y = model(x) File "...", line 9, in forward ...`) as the lines it
     was: one frame per line, its code below it, the exception on a line of its own."""
-    if not (_FLAT.search(line) or _AFTER_HEADER.search(line)):
-        return [line]
-    line = _BEFORE_ERROR.sub("\n", _AFTER_HEADER.sub("\\1\n    ", _FLAT.sub("\n", line)))
-    return line.split("\n")
+    split = _AFTER_HEADER.sub("\\1\n    ", _FLAT.sub("\n", line))
+    return [line] if split == line else _BEFORE_ERROR.sub("\n", split).split("\n")
 
 
 def _rewrapped(lines: list[str]) -> list[str]:

@@ -265,10 +265,8 @@
   var AFTER_HEADER = /(File "[^"\n]+", line \d+, in \S+)[ \t]+(?=\S)/g;
   var BEFORE_ERROR = /[ \t]+(?=[A-Za-z_][\w.]*(?:Error|Exception|Warning)\b:)/g;
   function unflatten(line) {
-    if (!/(?<=\S)[ \t]+(?=File "[^"\n]+", line \d+, in \S)|File "[^"\n]+", line \d+, in \S+[ \t]+\S/.test(line)) {
-      return [line];
-    }
-    return line.replace(FLAT, "\n").replace(AFTER_HEADER, "$1\n    ").replace(BEFORE_ERROR, "\n").split("\n");
+    var split = line.replace(FLAT, "\n").replace(AFTER_HEADER, "$1\n    ");
+    return split === line ? [line] : split.replace(BEFORE_ERROR, "\n").split("\n");
   }
 
   function frames(rules, text) {

@@ -185,11 +185,31 @@ def module_source(*functions: Callable[..., object]) -> str:
     return "\n\n".join([HEADER, *(textwrap.dedent(inspect.getsource(f)) for f in functions)])
 
 
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # another user's process: alive
+        return True
+    return True
+
+
+def _sweep_orphans() -> None:
+    """Remove the module files of processes that ended without running their exit handlers (a kernel that was
+    killed): the name of each file holds the id of the process that wrote it."""
+    for old in Path(tempfile.gettempdir()).glob("ddp_answers_*_*.py"):
+        pid = old.name.split("_")[2]
+        if pid.isdigit() and int(pid) != os.getpid() and not _alive(int(pid)):
+            old.unlink(missing_ok=True)
+
+
 def write_module(*functions: Callable[..., object], path: str | Path | None = None) -> Path:
     """Write notebook functions to a module file (a temporary one by default, removed when this process
-    ends) that every rank can import."""
+    ends, or by the next call of any process when this one was killed) that every rank can import."""
     if path is None:
-        handle, name = tempfile.mkstemp(prefix="ddp_answers_", suffix=".py")
+        _sweep_orphans()
+        handle, name = tempfile.mkstemp(prefix=f"ddp_answers_{os.getpid()}_", suffix=".py")
         os.close(handle)
         atexit.register(Path(name).unlink, missing_ok=True)
         path = name

@@ -621,3 +621,72 @@ def test_dl501_leaves_alone_a_factory_that_never_meets_the_model(body: str) -> N
 ])
 def test_dl501_flags_a_factory_that_meets_the_model(body: str) -> None:
     assert forward(body) == ["DL501"]
+
+
+# --- DL504 in a library: a package module that follows its caller's device ----------------------------------------
+DEVICE_FOLLOWING_OPS = '''import torch
+
+
+def pad_rows(y, size):
+    if size > y.size(0):
+        zero = torch.zeros(size - y.size(0), *y.size()[1:])
+        y = torch.cat([y, zero])
+    return y
+
+
+def relabel(subset, num_nodes):
+    n_idx = torch.zeros(num_nodes, dtype=torch.long)
+    n_idx[subset] = torch.arange(subset.size(0))
+    return n_idx
+
+
+def trim(array, length):
+    return array.index_select(0, torch.arange(length))
+'''
+FOLLOWS = "\n\ndef place(x):\n    return x.device\n"
+
+
+def _package(tmp_path, source: str, *, package: bool = True, follows: bool = True):
+    folder = tmp_path / "lib"
+    folder.mkdir()
+    if package:
+        (folder / "__init__.py").write_text("")
+    (folder / "ops.py").write_text(source)
+    if follows:
+        (folder / "devices.py").write_text("import torch" + FOLLOWS)
+    return folder / "ops.py"
+
+
+def test_dl504_flags_in_a_library_package_what_its_callers_tensors_meet(tmp_path) -> None:
+    """A CPU tensor joined with the caller's tensor (cat), indexed in place by the caller's index, or given as
+    the index of the caller's tensor's own method: each fails when the caller's tensors are on the GPU."""
+    path = _package(tmp_path, DEVICE_FOLLOWING_OPS)
+    from devicelab.lint import lint_file
+
+    assert sorted((p.code, p.line) for p in lint_file(path)) == [("DL504", 6), ("DL504", 12), ("DL504", 18)]
+
+
+@pytest.mark.parametrize("where", ["not a package", "no module follows a device"])
+def test_dl504_leaves_the_same_code_alone_outside_a_device_following_package(tmp_path, where) -> None:
+    """A script's helper or a package that never reads a device: where its tensors live is unknown."""
+    path = _package(tmp_path, DEVICE_FOLLOWING_OPS, package=where != "not a package",
+                    follows=where != "no module follows a device")
+    assert file_codes(path) == []
+
+
+@pytest.mark.parametrize("body", [
+    # pieces of a tensor moved to the CPU are CPU tensors
+    "def to_target(output):\n    rows = []\n    for i, o in enumerate(output):\n"
+    "        box, cls = o[:, :5].cpu().split((4, 1), 1)\n        j = torch.full((box.shape[0], 1), i)\n"
+    "        rows.append(torch.cat((j, cls, box), 1))\n    return rows\n",
+    # a module's __init__ builds its buffers on the CPU: they move with the module
+    "class Bias(torch.nn.Module):\n    def __init__(self, n):\n        super().__init__()\n"
+    "        grid = torch.arange(n)\n        self.register_buffer('idx', torch.cat([grid, grid.flip(0)]))\n",
+    # a number given to a method of the CPU tensor is no tensor on the device
+    "def areas(seg, count):\n    m = torch.from_numpy(seg)\n    return [m.eq(i).sum().item() for i in range(count)]\n",
+    # made and moved at once
+    "def pad(y, n):\n    zero = torch.zeros(n, y.size(1)).to(y.device)\n    return torch.cat([y, zero])\n",
+])
+def test_dl504_leaves_alone_in_a_library_what_does_not_meet_the_callers_device(tmp_path, body) -> None:
+    path = _package(tmp_path, "import torch\n\n\n" + body)
+    assert file_codes(path) == []

@@ -4,6 +4,7 @@ import importlib.util
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -110,6 +111,27 @@ def test_the_temporary_module_file_is_removed_when_the_process_that_wrote_it_end
     name, existed = done.stdout.split()
     assert existed == "True" and Path(name).parent == scratch and Path(name).name.startswith("ddp_answers_")
     assert not list(scratch.iterdir())
+
+
+def test_a_module_file_left_by_a_killed_process_is_removed_by_the_next_write(tmp_path, monkeypatch):
+    """A kernel that was killed runs no exit handler; the next write sweeps its file, and no living process's."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    ended = subprocess.Popen([sys.executable, "-c", "pass"])
+    ended.wait()
+    orphan = tmp_path / f"ddp_answers_{ended.pid}_abc.py"
+    living = tmp_path / f"ddp_answers_{os.getppid()}_def.py"  # the process that started this one is alive
+    orphan.write_text("", encoding="utf-8")
+    living.write_text("", encoding="utf-8")
+    written = ddp.write_module(_double)
+    try:
+        assert not orphan.exists()
+        assert living.exists() and written.exists() and written.parent == tmp_path
+    finally:
+        written.unlink()
+
+
+def _double(x):
+    return 2 * x
 
 
 def test_records_and_failures_read_the_lines_of_each_rank():

@@ -212,20 +212,6 @@ class Walker:
                 return
             self.bind(target.id, value)
         elif isinstance(target, (ast.Tuple, ast.List)):
-            if value is None and isinstance(source, ast.Call) and isinstance(source.func, ast.Attribute) and (
-                    source.func.attr in ("split", "chunk", "unbind", "tensor_split")):
-                # `box, conf, cls = out.cpu().split(...)`: each piece lives where the tensor split does
-                whole = self.a.value(source.func.value, self.env)
-                inner = source.func.value
-                while whole is None and isinstance(inner, (ast.Call, ast.Subscript)):
-                    if isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute) and (
-                            inner.func.attr == "cpu"):
-                        whole = Value("tensor")  # `.cpu()` gives a CPU tensor whatever it was given
-                    inner = inner.func.value if isinstance(inner, ast.Call) and isinstance(
-                        inner.func, ast.Attribute) else inner.value if isinstance(inner, ast.Subscript) else None
-                if whole is not None and whole.kind == "tensor":
-                    value = Value("tuple", items=tuple(replace(whole, origin=None, scalar=False)
-                                                       for _ in target.elts))
             for index, elt in enumerate(target.elts):
                 item = value.item(index) if value is not None else None
                 if value is not None and value.kind == "batch":

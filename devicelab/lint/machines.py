@@ -429,24 +429,6 @@ def package_runs_elsewhere(path: Path | None) -> bool:
     return _PACKAGES[key]
 
 
-_FOLLOWING: dict[tuple[str, ...], bool] = {}
-
-
-def package_follows_devices(path: Path | None) -> bool:
-    """Whether a module lives in a package folder (an `__init__.py` beside it) whose modules work on whatever
-    device their caller uses (`follows_devices`: this one, or another `.py` file of the same folder)."""
-    if path is None or not (path.parent / "__init__.py").is_file():
-        return False
-    listed = _listing(path.parent, (".py",))
-    if listed is None:
-        return False
-    key = tuple(f"{path.parent.resolve() / name}:{mtime}" for name, mtime in listed)
-    if key not in _FOLLOWING:
-        _FOLLOWING[key] = any((tree := _read(path.parent / name)) is not None and follows_devices(tree)
-                              for name, _ in listed)
-    return _FOLLOWING[key]
-
-
 # ------------------------------------------------------------------------------------------------ models moved
 # What DL501 needs before it speaks: the model whose forward builds a CPU tensor really runs on an accelerator.
 # The evidence is a move of an instance of the class, or of a model built from it: `Net().cuda()`,

@@ -13,13 +13,6 @@ tensor (`pred.shape`, `pred.view(...)`) that no call in the file gives a CPU ten
 shows its parameters are CPU tensors: it calls `.numpy()` straight on one of them (`logits.numpy()`, which fails
 on a GPU tensor), so the name says nothing about where they live.
 
-In a library package whose folder follows its caller's device (a module there takes a `device` parameter or reads
-`.device`; the module itself only defines things), what the caller gave is taken to be on the device where it must
-be a tensor: an item of a sequence `torch.cat/stack` joins, the tensor whose own method is given the CPU tensor
-(`array.index_select(0, torch.arange(n))`), or a tensor index written through (`n_idx[subset] = ...`); not in a
-module's `__init__` (its buffers move with the module), not for pieces of a tensor moved to the CPU
-(`a, b = out.cpu().split(...)`), not for a number given to a method (`m.eq(i)`).
-
 Not flagged: `device=` given, `*_like` and `x.new_*` forms; a 0-dim `torch.tensor(number)`; a result moved
 before it meets anything (`t = t.to(x.device)`); one that only feeds Python (`.item()`, `if`, shapes) or
 NumPy; a CPU index into a tensor on the device (`x[torch.arange(n)]` works); factories in a model's forward
@@ -33,7 +26,6 @@ import ast
 import re
 from typing import TYPE_CHECKING
 
-from ..machines import classes_on_device, follows_devices, is_library, package_follows_devices
 from ..tree import header
 from ..values import Value
 from ..vocabulary import FACTORIES, JOINING_FUNCTIONS, JOINING_METHODS, LEGACY_TYPES, TENSOR_METHODS
@@ -60,7 +52,6 @@ class FactoryMeetsDevice(Check):
         self.candidates: dict[int, tuple[ast.Call, ast.expr | None]] = {}
         self._with_factories: set[int] | None = None
         self._bare: set[int] = set()  # factory calls without device=
-        self._agnostic: bool | None = None
 
     def statement(self, walker: Walker, stmt: ast.stmt) -> None:
         fn = walker.function
@@ -71,7 +62,6 @@ class FactoryMeetsDevice(Check):
             name = getattr(fn, "name", "")
             state["skip"] = bool(CPU_SIDE.search(name)) or self.a.in_dataset(fn)
             state["suspect"] = bool(ON_OUTPUTS.search(name.lower())) and not self._parameter_to_numpy(fn)
-            state["agnostic"] = name != "__init__" and self.device_agnostic() and not self._parameter_to_numpy(fn)
         if state["skip"]:
             return
         nodes = [node for root in header(stmt) for node in self.a.walk(root)]
@@ -81,18 +71,7 @@ class FactoryMeetsDevice(Check):
             return  # nothing born on the CPU here
         for node in nodes:
             if isinstance(node, (ast.BinOp, ast.AugAssign, ast.Compare, ast.Call, ast.Subscript)):
-                self.meet(walker, node, state["suspect"], state["agnostic"])
-
-    def device_agnostic(self) -> bool:
-        """A module of a library package that works on whatever device its caller uses (it only defines things,
-        lives in a package folder, and reads a `.device` or takes a device parameter): what its callers hand it
-        may be on the GPU."""
-        if self._agnostic is None:
-            path = self.a.path
-            self._agnostic = is_library(self.a.tree) and (
-                follows_devices(self.a.tree) and path is not None and (path.parent / "__init__.py").is_file()
-                or package_follows_devices(path))
-        return self._agnostic
+                self.meet(walker, node, state["suspect"])
 
     def _parameter_to_numpy(self, fn: ast.AST) -> bool:
         """The function calls `.numpy()` straight on one of its parameters (`logits.numpy()`, no `.cpu()` first):
@@ -137,21 +116,15 @@ class FactoryMeetsDevice(Check):
         return {id(fn) for node in self.a.nodes_of(ast.Name) if node.id in names
                 and (fn := self.a.enclosing_function(node)) is not None}
 
-    def meet(self, walker: Walker, node: ast.AST, suspect: bool, agnostic: bool = False) -> None:
+    def meet(self, walker: Walker, node: ast.AST, suspect: bool) -> None:
         """Whether a CPU tensor from a factory meets a tensor on the device at this node."""
         env = walker.env
         value = self.a.value
         if isinstance(node, ast.Subscript):
+            if not isinstance(node.ctx, ast.Load):
+                return
             indexes = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
             base = value(node.value, env)
-            if not isinstance(node.ctx, ast.Load):
-                # written through an index given by the caller (`n_idx[subset] = ...`): a CPU tensor indexed in
-                # place by a tensor on the device fails, in a library that follows its caller's device
-                there = [i for i in indexes if agnostic and (v := value(i, env)) is not None and v.kind == "tensor"
-                         and not v.on_cpu and not v.scalar and self._computed(i, v)]
-                if self._from_factory(base) and there:
-                    self._record(base.origin, there[0])
-                return
             if self._from_factory(base) and any(self._on_device(value(i, env), suspect) for i in indexes):
                 self._record(base.origin, next(i for i in indexes if self._on_device(value(i, env), suspect)))
             return
@@ -178,27 +151,8 @@ class FactoryMeetsDevice(Check):
         values = [(operand, value(operand, env)) for operand in operands if not isinstance(operand, ast.Starred)]
         born = [v for _, v in values if self._from_factory(v)]
         there = [operand for operand, v in values if self._on_device(v, suspect)]
-        if born and not there and agnostic and isinstance(node, ast.Call):
-            # in a library that follows its caller's device, a tensor computed from what the caller gave lives on
-            # the caller's device, unless the flow shows a CPU tensor: an item of a sequence torch joins
-            # (`torch.cat([y, zero])`), or the tensor whose own method is called (`x.index_select(0, idx)`)
-            joined = [e for a in node.args[:1] if isinstance(a, (ast.List, ast.Tuple)) for e in a.elts]
-            if isinstance(node.func, ast.Attribute) and not (self.a.resolve(node.func) or "").startswith("torch."):
-                joined.append(node.func.value)
-            there = [operand for operand, v in values if operand in joined and not self._from_factory(v)
-                     and self._computed(operand, v)]
         if born and there:
             self._record(born[0].origin, there[0])
-
-    @staticmethod
-    def _computed(operand: ast.expr, value: Value | None) -> bool:
-        """A tensor of unknown place read from a name (`y`, `arr[:, :4]`): not a literal, not a known CPU tensor."""
-        if value is not None and (value.kind != "tensor" or value.on_cpu or value.scalar):
-            return False
-        while isinstance(operand, (ast.Subscript, ast.Attribute)) or isinstance(operand, ast.Call) and isinstance(
-                operand.func, ast.Attribute) and operand.func.attr in TENSOR_METHODS:
-            operand = operand.value if not isinstance(operand, ast.Call) else operand.func.value
-        return isinstance(operand, ast.Name)
 
     @staticmethod
     def _from_factory(value: Value | None) -> bool:
@@ -220,11 +174,7 @@ class FactoryMeetsDevice(Check):
 
     def file(self) -> None:
         own, helpers = self.a.forward_reach()
-        if self.device_agnostic():  # DL501 reads the forward of the models it sees moved; this rule the others'
-            moved = classes_on_device(self.a.tree, self.a.path, self.a)
-            in_forward = {id(fn) for cls, fns in own.items() if cls in moved for fn in fns}
-        else:
-            in_forward = {id(fn) for fns in own.values() for fn in fns} | {id(fn) for fn in helpers}
+        in_forward = {id(fn) for fns in own.values() for fn in fns} | {id(fn) for fn in helpers}
         for factory, other in self.candidates.values():
             if id(self.a.enclosing_function(factory)) in in_forward or self._under_device_context(factory):
                 continue  # DL501 reads a model's forward

@@ -187,7 +187,7 @@ while True:
 
 
 def grade_folder(folder: Path, plants: dict[str, dict], timeout: int, *options: str,
-                 first: tuple[str, ...] = ()) -> tuple[dict, Path, str]:
+                 first: tuple[str, ...] = (), jobs: int = 2) -> tuple[dict, Path, str]:
     """Write the plants under folder/group/, grade the folder with two workers; rows, feedback folder, stderr.
     The plants named in `first` go to folder/early/, which the grader reaches first (it takes the folder's
     notebooks in path order): the longest ones, so that the two workers end together."""
@@ -198,7 +198,7 @@ def grade_folder(folder: Path, plants: dict[str, dict], timeout: int, *options: 
     out, feedback = folder.parent / f"{folder.name}.csv", folder.parent / f"{folder.name}-feedback"
     stderr = io.StringIO()
     with contextlib.redirect_stderr(stderr):
-        assert grading.main([str(folder), "--out", str(out), "-j", "2", "--timeout", str(timeout),
+        assert grading.main([str(folder), "--out", str(out), "-j", str(jobs), "--timeout", str(timeout),
                              "--feedback", str(feedback), *options]) == 0
     rows = {Path(r["submission"]).stem: r for r in csv.DictReader(out.open(encoding="utf-8"))}
     return rows, feedback, stderr.getvalue()
@@ -246,7 +246,7 @@ def stopped(tmp_path_factory):
         "hydra.ipynb": plant(half, prepend=["import os\nos._exit(1)"] * (grading.MAX_RUNS + 1)),
         "forge-private-copy.ipynb": plant(untouched, after={"ex1, ex2 = lab.exercises": FORGE_PRIVATE_COPY}),
         "correct.ipynb": solved,
-    }, TIMEOUT, "--no-sandbox", first=("stubborn.ipynb",))
+    }, TIMEOUT, "--no-sandbox", first=("stubborn.ipynb",), jobs=3)
 
 
 def verdicts(row: dict) -> list[str]:

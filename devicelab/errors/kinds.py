@@ -35,15 +35,31 @@ MULTI_GPU = (r"DataParallel|[Rr]eplica|[Ss]catter(?!ing)|[Bb]roadcast|device_ids
              # in English: "DDP", "multi-GPU training", "multiple GPUs", "more than one GPU"
              r"\bDDP\b|\b[Mm]ulti-?(?:GPU|gpu)|\b(?:multiple|several|many|more than one) GPUs?\b|"
              # a second GPU said in words: "when training a model in different GPU", "on another GPU"
-             r"\b(?:another|a different|different|other|second) GPU\b")
+             r"\b(?:another|a different|different|other|second) (?:GPU|gpu)s?\b")
 # A paste that names two different GPUs by number ("cuda:1" in its settings, "device 0" in its error): a multi-GPU
 # program. A version ("CUDA 11.8") is no GPU number.
-TWO_GPUS = (r"(?:cuda:|[Dd]evice[- ]|GPU[- ]?)(\d)(?!\d|\.\d)[\s\S]{0,400}?(?:cuda:|[Dd]evice[- ]|GPU[- ]?)"
-            r"(?!\1(?!\d|\.\d))\d(?!\d|\.\d)")
+TWO_GPUS = (r"(?:cuda:|cuda\(|[Dd]evice[- ]|GPU[- ]?|\bgpu[- ]?)(\d)(?!\d|\.\d)[\s\S]{0,400}?"
+            r"(?:cuda:|cuda\(|[Dd]evice[- ]|GPU[- ]?|\bgpu[- ]?)(?!\1(?!\d|\.\d))\d(?!\d|\.\d)")
 # Tensors a function makes for itself without saying where, in a poster's words: "intermediate tensors", "helper
 # tensors ... instead of defaulting to CPU", "we forgot to specify the device"
 MADE_WITHOUT_DEVICE = (r"\b(?:intermediate|helper|internal|temporary|auxiliary) tensors?\b|"
-                       r"\bspecify(?:ing)? (?:the |a )?device\b|\bdefault(?:s|ing)? to (?:the )?(?:CPU|cpu)\b")
+                       r"\bspecify(?:ing)? (?:the |a )?device\b|\bdefault(?:s|ing)? to (?:the )?(?:CPU|cpu)\b|"
+                       # "initialized on the default device", "tensors are created without having the device in
+                       # mind", "newly constructed tensors are built on CPU", "created within with torch.device(...)"
+                       r"\b(?:created|constructed|built|initiali[sz]ed|allocated|made|placed)\b[^.\n]{0,40}?\bon "
+                       r"(?:the )?default (?:device|cuda|CUDA|GPU)\b|\bwithout (?:having )?(?:the |a )?device\b|"
+                       r"\b(?:created|constructed|built|made) tensors?\b[^.\n]{0,20}?\bon (?:the )?(?:CPU|cpu)\b|"
+                       r"\bwith torch\. ?device\(|"
+                       # "place zeros(1) on the same device as the param"
+                       r"\b(?:zeros|ones|empty|full|arange|randn|rand|eye|tensor)\([^)\n]{0,30}\)[^.\n]{0,30}?"
+                       r"\b(?:on|to) the (?:same|default|right|correct) device\b")
+# A model trained on a GPU and used where there is none, in a poster's words: "Model trained on GPU is unable to
+# predict on CPU", "gpu训练cpu预测"
+TRAINED_ON_GPU_USED_ON_CPU = (
+    r"\b(?:[Tt]rained|[Ss]aved)\b[^\n]{0,40}?\b(?:GPU|gpu|cuda|CUDA)s?\b[^\n]{0,80}?\b(?:[Pp]redict\w*|[Ii]nfer\w*|"
+    r"[Rr]un\w*|[Tt]est\w*|[Dd]eploy\w*)\b[^\n]{0,40}?(?:\b(?:on|to|with) (?:a |an |my )?(?:CPU|cpu)\b|"
+    r"\b(?:CPU|cpu)[- ]only\b|\bonly[- ](?:CPU|cpu)\b|\bwithout (?:a |any )?(?:GPU|CUDA)\b)|"
+    r"(?:GPU|gpu|cuda|CUDA|显卡) ?上?训练[^。\n]{0,12}?(?:CPU|cpu) ?上?(?:预测|推理|加载|运行|测试|部署)")
 # Chinese renderings that Chinese posts quote (machine or hand translations of the English sentence).
 ZH_SAME = r"(?:预期|期望|应该|要求)?所有(?:的)?张量(?:都)?(?:应该)?(?:在|位于|处于)同一(?:个)?设备上"
 
@@ -179,6 +195,8 @@ SAME_DEVICE = ErrorKind(
               ("02-dataparallel", "05-inside")),
         Route({"arg": "^(mat2|self|vec|batch2|weight)$"}, "01-devices", False,
               ("model_not_moved", "layer_outside_to", "batch_not_moved"), ("05-inside", "02-dataparallel")),
+        Route({"op": "^$", "arg": "^(other|)$", "_text": MADE_WITHOUT_DEVICE}, "05-inside", False,
+              ("tensor_made_inside", "batch_not_moved"), ("01-devices", "09-debugging")),
         Route({"arg": "^other$"}, "01-devices", False, ("tensor_made_inside", "batch_not_moved"), ("05-inside",)),
         # the short form: an element-wise operation, often with a tensor the model holds or makes (chapter 05)
         Route({"_form": ".", "op": "^$"}, "01-devices", False,
@@ -842,7 +860,7 @@ HAND_WRITTEN = ErrorKind(
         # libraries' own checks: "found two different devices", "are on different devices", "device mismatch"
         r"(?:on|found|found two|across|between) (?:two )?different devices(?P<tail>[^!?]{0,160})",
         r"(?:not on|not in) the (?:same|expected|correct|right) device(?P<tail>[^!?]{0,160})",
-        r"\b[Dd]evice mismatch(?P<tail>[^!?]{0,160})",
+        r"\b[Dd]evice [Mm]ismatch(?P<tail>[^!?]{0,160})",
         r"(?:不在同一个?设备|设备不一致|设备不匹配)(?P<tail>[^!?]{0,80})",
         # a bare AssertionError under a failed `assert` on a tensor's device (`assert outputs.is_cuda or
         # outputs.device.type == 'xla'`, `assert x.device == y.device`): the traceback's frames choose the chapter
@@ -993,9 +1011,8 @@ TWO_DEVICES = ErrorKind(
         r"\b(?:[Ll]oad\w*|[Rr]estor\w*|[Uu]npickl\w*)\b[^\n]{0,80}?\b(?:on|to|in) (?:a |an )?(?:CPU|cpu)[- ]only\b|"
         r"\b(?:[Ll]oad\w*|[Rr]estor\w*|[Uu]npickl\w*)\b[^\n]{0,80}?\b(?:in|on) an? (?:environment|machine) without "
         r"(?:a |any )?(?:GPU|CUDA|XLA|TPU)\b)",
-        # "gpu训练cpu预测": trained on a GPU, predicted (loaded, run) on a CPU
-        r"(?P<_location>(?:GPU|gpu|cuda|CUDA|显卡) ?上?训练[^。\n]{0,12}?(?:CPU|cpu) ?上?"
-        r"(?:预测|推理|加载|运行|测试|部署))",
+        # "Model trained on GPU is unable to predict on CPU", "gpu训练cpu预测"
+        r"(?P<_location>" + TRAINED_ON_GPU_USED_ON_CPU + r")",
         r"(?P<_location>restore data location of|please use torch\.load with map_location|"
         r"unknown (?:device|location) (?:tag|type) ?'?\w*'? in (?:the )?"
         r"checkpoint)",
@@ -1013,8 +1030,8 @@ TWO_DEVICES = ErrorKind(
         r"(?P<_graph>cudagraphs? due to[^\n]{0,30}?\bcpu device)",
         # no device named, but said: "on different devices", "device mismatch", "不在同一个设备上"
         r"(?P<_said>(?:[Tt]wo|[Dd]if{1,2}e?re?nt|[Mm]ultiple|[Mm]ixed|[Ss]eparate|[Dd]istinct) (?:devices?|GPUs)\b|"
-        r"[Dd]evice[- ]mismatch|"
-        r"(?:on|to|onto|in) (?:a |another |some )?different (?:CUDA |GPU |cuda )?(?:device|GPU)\b|"
+        r"[Dd]evice[- ][Mm]ismatch|"
+        r"(?:on|to|onto|in) (?:a |another |some )?different (?:CUDA |GPU |cuda )?(?:devices?|GPUs?|gpus?)\b|"
         r"\bnon-(?:CUDA|GPU|CPU|cuda|gpu|cpu) (?:tensors?|devices?)\b|share (?:a|the same) device\b|"
         r"devices? \([^()]{1,30}\) must match|[Dd]ifferent device types?\b|"
         r"(?:on|to) (?:an? |the )?(?:unexpected|wrong|incorrect) device\b|"
@@ -1027,6 +1044,11 @@ TWO_DEVICES = ErrorKind(
         # "when some use CPU and some use GPU", "some on the GPU, some on the CPU"
         r"\bsome\b[^.\n]{0,20}?\b(?:CPU|GPU|cpu|gpu)\b[^.\n]{0,12}?\bsome\b[^.\n]{0,20}?\b(?:CPU|GPU|cpu|gpu)\b|"
         r"(?:wrong|incorrect) (?:device|GPU)\b|different memory locations|"
+        # "the input token not addressed on right device", "a mismatch between the generated kernel's device and the
+        # input tensor's device", "initialized on the default device, rather than the device of the Q/K/V tensors"
+        r"\bnot (?:\w+ )?(?:on|in|to) (?:the )?(?:right|correct|proper|expected) device\b|"
+        r"\bmismatch (?:between|of) (?:the )?[\w'. -]{0,40}?\bdevice\b[\w'. -]{0,10}? and (?:the )?[\w'. -]{0,40}?"
+        r"\bdevice\b|\b(?:rather than|instead of) (?:on )?the (?:same )?device (?:of|as)\b|"
         r"[Dd]evices? (?:do(?:es)? not|do ?n[o']t|does ?n[o']t) match|"
         r"same (?:\w+ ){0,2}(?:device|GPU)\b|not (?:be )?(?:on|in) (?:a |the )?(?:GPU|CPU|cuda|CUDA|device)\b|"
         r"same (?:\w+, ){1,3}(?:and )?device\b|same backend|不同(?:的)? ?(?:设备|device|GPU|gpu|显卡)|不在一个设备|"
@@ -1038,6 +1060,9 @@ TWO_DEVICES = ErrorKind(
         # GPU", "forgot to move the mask to cuda", "数据没有放到GPU上", "参数还在cpu上", "cpu和gpu混用"
         r"(?P<_said>\b(?:still|remains?|remained|stays?|stayed|(?:was |were |is |are )?left) (?:on|in|at) (?:the )?"
         + DW + r"(?![\w-]))",
+        # "Weights are in CPU format", "the parameters are on the CPU"
+        r"(?P<_said>\b(?:[Ww]eights?|[Pp]arameters?|[Pp]arams)\b (?:are|is|were|was) (?:still )?(?:in|on) (?:the )?"
+        r"(?:CPU|cpu)\b)",
         r"(?P<_said>(?:\b(?:not|never)|n't) (?:been |being |getting )?(?:move[ds]?|moving|sent|send|transferr?e?d?|put|"
         r"placed|copied|shift(?:ed)?|migrated)(?: back| over)? (?:to|on|onto|in|into) (?:the )?" + DW + r"(?![\w-]))",
         # "some of the buffers will store on CPU", "all buffers appear to be stored on cpu", "by default stored on the
@@ -1071,8 +1096,12 @@ TWO_DEVICES = ErrorKind(
         Route({"_text": TWO_GPUS, "_said": "."}, "06-multigpu", False, ("multi_gpu_mix",),
               ("01-devices", "09-debugging")),
         Route({"_location": "."}, "07-checkpoints", False, ("map_location",), ("09-debugging",)),
+        # a pair of devices read first, in a post about a model trained on a GPU and used on a CPU
+        Route({"_text": TRAINED_ON_GPU_USED_ON_CPU}, "07-checkpoints", False, ("map_location",),
+              ("01-devices", "09-debugging")),
         Route({"_cpu_only": "."}, "01-devices", False, ("custom_kernel",), ("09-debugging",)),
-        Route({"_text": r"[Gg]enerator|randperm|[Ss]ampler"}, "04-batches", False, ("generator_device",),
+        Route({"_text": r"[Gg]enerator|randperm|\b(?:Random|Sequential|Distributed|Batch|WeightedRandom|SubsetRandom)?"
+                        r"[Ss]ampler\b"}, "04-batches", False, ("generator_device",),
               ("09-debugging", "01-devices")),
         # in a multi-GPU program: a GPU beside the CPU is a model or batch left behind, two GPUs a mix of GPUs
         Route({"_text": MULTI_GPU, "relation": "^type$"}, "06-multigpu", False, ("model_not_moved", "batch_not_moved"),

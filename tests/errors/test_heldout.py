@@ -85,8 +85,9 @@ def test_pending_entries_still_fail(figures):
 # held-out batch can lower today's figure without any index change: the tenth batch's half scored 9/22 right first
 # and 14/22 within two when it was added, taking the stratum from 67% and 77% to 64% and 75%; the eleventh's scored
 # 10/24 and 13/24 (most of its device errors told in words); the twelfth's 8/29 and 14/29 (12 declined, most told in
-# words or cut before the message), and the stratum now stands at 60% and 71%.
-NOVEL_RIGHT_FIRST_FLOOR = 0.57
+# words or cut before the message); the fourteenth's 7/27 and 15/27 (9 declined, most told in a pull request's or an
+# issue's own words), and the stratum now stands at 57% and 70%.
+NOVEL_RIGHT_FIRST_FLOOR = 0.56
 NOVEL_WITHIN_TWO_FLOOR = 0.70
 # Novel held-out entries the index gets wrong today (a negative claimed as a device error, or a device error given a
 # wrong chapter with confidence), by id only, added with their entries and never to let an index change pass.
@@ -100,7 +101,9 @@ NOVEL_PENDING = {"gh-mmdetection-6701": "false_positive",
                  # the eighth batch's held-out half (novel_heldout7.json), added with its entries
                  "gh-efficiency-nodes-comfyui-350": "confident_wrong",
                  # the tenth batch's held-out half (novel_heldout9.json), added with its entries
-                 "gh-2dpass-37": "false_positive"}
+                 "gh-2dpass-37": "false_positive",
+                 # the fourteenth batch's held-out half (novel_heldout13.json), added with its entries
+                 "gh-detectron2-624": "false_positive"}
 
 
 @pytest.fixture(scope="module")

@@ -110,6 +110,12 @@ PROSE = [
     # the twelfth batch's development half
     "Some clients train on the CPU and some on the GPU, so the tensors they exchange do not match.",
     "The image is on the GPU, but the transform object has not been put in GPU mode.",
+    # the fourteenth batch's development half
+    "Device Mismatch Error when running the quantized model",
+    "The prompt tokens are not placed on right device when the engine wraps the model.",
+    "There is a mismatch between the compiled kernel's device and the input tensor's device at runtime.",
+    "The bias is created on the default device rather than the device of the query tensor.",
+    "Weights are in CPU format after the update; I have to call .cuda() on the models myself.",
 ]
 TWO_GPUS = [
     'With "device": "cuda:1" in the config the weights still load on device 0, and then tensors are on different '
@@ -127,6 +133,9 @@ TWO_GPUS = [
     # the thirteenth batch's development half: "different" misspelt, MPS's placeholder message beside a device map
     "Running inference on multiple GPU's raises a tensors on diferent devices error.",
     "The kernel works for device-0 but not for device-1 when it is given the tensor's pointer.",
+    # the fourteenth batch's development half: GPUs in lower case, numbered as gpu1 or cuda(2)
+    "Tensors are on different gpus when I train with the second card.",
+    "Inference on a different gpu fails: with model.cuda(2) some of the work still runs on gpu 0.",
 ]
 # The model's own tensors or layers left behind, in words: chapter 05 (plain attributes, buffers, a Python list of
 # layers, a default device, a model traced on the CPU).
@@ -140,6 +149,14 @@ INSIDE = [
     "Two intermediate tensors were made without a device, so the matmul failed with tensors on different devices.",
     "Helper tensors are now created on the input's device instead of defaulting to CPU, which fixes the device "
     "mismatch.",
+    # the fourteenth batch's development half: made without a device, told beside the generic check
+    "Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu! The code "
+    "creates its masks without having the device in mind.",
+    "Expected object of backend CUDA but got backend CPU for argument #2 'other': some newly constructed tensors "
+    "are built on CPU in the feature functions.",
+    "Tensors on different devices: the lookup table is initialized on the default device, not the input's.",
+    "The offsets were made inside a with torch.device(...) block, so they ended up on different devices.",
+    "Put ones(3) on the same device as the weights to avoid tensors on different devices.",
 ]
 # A checkpoint from a GPU, loaded where there is none, told in the poster's words: chapter 07.
 LOADED_WITHOUT_THE_GPU = [
@@ -147,6 +164,8 @@ LOADED_WITHOUT_THE_GPU = [
     "Loading the model trained on a GPU machine fails on a CPU-only machine.",
     "Restoring the exported learner with load_learner in an environment without XLA raises an error.",
     "模型用GPU训练，在CPU上预测时加载失败",
+    # the fourteenth batch's development half, also when a pair of devices is read first
+    "The network was trained on GPU servers and is unable to predict on CPU: tensors on cuda and cpu.",
 ]
 NEGATIVES = [
     "It runs on the CPU but on the GPU it fails with RuntimeError: CUDA error: device-side assert triggered",
@@ -213,6 +232,17 @@ def test_a_gpu_checkpoint_loaded_without_the_gpu_in_the_posters_words_points_to_
 def test_two_gpus_in_the_paste_point_to_the_multi_gpu_chapter(text):
     d = diagnose(text)
     assert d.device_error and d.chapter == "06-multigpu", (d.kind, d.chapter)
+
+
+def test_a_sampler_class_of_a_library_is_no_data_loaders_sampler():
+    """botorch's HitAndRunPolytopeSampler is not a DataLoader's sampler (chapter 04's generator device)."""
+    d = diagnose("The bounds are moved to cpu inside the HitAndRunPolytopeSampler while the constraints stay on "
+                 "cuda:0, so torch.cat fails.")
+    assert d.device_error and d.chapter != "04-batches", d.chapter
+    for text in ("The sampler draws its indices on cpu while the dataset tensors are on cuda:0.",
+                 "With a RandomSampler the indices are made on cpu while the data is on cuda:0."):
+        d = diagnose(text)
+        assert d.device_error and d.chapter == "04-batches", d.chapter
 
 
 def test_a_wavelet_scattering_transform_is_no_data_parallel_scatter():

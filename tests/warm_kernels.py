@@ -1,9 +1,11 @@
 """Start the suite's Jupyter kernels as forks of one warm interpreter instead of fresh ones.
 
 A fresh kernel spends about 2.5 CPU-seconds importing ipykernel, NumPy and torch before it runs a cell, and
-the suite starts dozens of them (nbval's notebooks, the answer banks, the learner's walks). Here, each test
-process starts one *server* that has imported those modules and nothing else; each kernel is then a fork of
-it, which runs `ipykernel` exactly as `python -m ipykernel_launcher -f CONNECTION_FILE` would.
+the suite starts dozens of them (nbval's notebooks, the answer banks, the learner's walks); a lab's first forward
+on the meta device then imports torch._dynamo, about one more second (a decomposition of PyTorch's that the meta
+device runs is wrapped to disable dynamo, and that wrapper imports it on first use). Here, each test process starts
+one *server* that has imported those modules and nothing else; each kernel is then a fork of it, which runs
+`ipykernel` exactly as `python -m ipykernel_launcher -f CONNECTION_FILE` would.
 
 How a kernel is started (`install()` patches jupyter_client's launcher in the test process):
 
@@ -35,7 +37,8 @@ import sys
 SENSITIVE = ("PYTHON", "OMP_", "MKL_", "KMP_", "OPENBLAS", "GOTO", "CUDA", "TORCH", "PYTORCH", "NVIDIA", "LD_",
              "MPLBACKEND", "NUMEXPR", "XLA", "HIP", "ROCM")
 # ipykernel.kernelapp itself is imported in the fork: it reads JPY_PARENT_PID when it is imported.
-PRELOAD = ("numpy", "torch", "ipykernel.ipkernel", "ipykernel.zmqshell", "ipykernel.iostream", "jupyter_client.session")
+PRELOAD = ("numpy", "torch", "torch._dynamo", "ipykernel.ipkernel", "ipykernel.zmqshell", "ipykernel.iostream",
+           "jupyter_client.session")
 
 
 def _send(conn: socket.socket, payload: dict, fds: list[int] | None = None) -> None:

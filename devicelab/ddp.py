@@ -201,7 +201,10 @@ def _sweep_orphans() -> None:
     for old in Path(tempfile.gettempdir()).glob("ddp_answers_*_*.py"):
         pid = old.name.split("_")[2]
         if pid.isdigit() and int(pid) != os.getpid() and not _alive(int(pid)):
-            old.unlink(missing_ok=True)
+            try:
+                old.unlink(missing_ok=True)
+            except OSError:  # another user's file in a shared temporary folder: not ours to remove
+                pass
 
 
 def write_module(*functions: Callable[..., object], path: str | Path | None = None) -> Path:

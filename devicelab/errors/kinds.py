@@ -1101,7 +1101,7 @@ TWO_DEVICES = ErrorKind(
               ("01-devices", "09-debugging")),
         Route({"_cpu_only": "."}, "01-devices", False, ("custom_kernel",), ("09-debugging",)),
         Route({"_text": r"[Gg]enerator|randperm|\b(?:Random|Sequential|Distributed|Batch|WeightedRandom|SubsetRandom)?"
-                        r"[Ss]ampler\b"}, "04-batches", False, ("generator_device",),
+                        r"[Ss]amplers?\b"}, "04-batches", False, ("generator_device",),
               ("09-debugging", "01-devices")),
         # in a multi-GPU program: a GPU beside the CPU is a model or batch left behind, two GPUs a mix of GPUs
         Route({"_text": MULTI_GPU, "relation": "^type$"}, "06-multigpu", False, ("model_not_moved", "batch_not_moved"),

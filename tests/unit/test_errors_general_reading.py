@@ -240,7 +240,8 @@ def test_a_sampler_class_of_a_library_is_no_data_loaders_sampler():
                  "cuda:0, so torch.cat fails.")
     assert d.device_error and d.chapter != "04-batches", d.chapter
     for text in ("The sampler draws its indices on cpu while the dataset tensors are on cuda:0.",
-                 "With a RandomSampler the indices are made on cpu while the data is on cuda:0."):
+                 "With a RandomSampler the indices are made on cpu while the data is on cuda:0.",
+                 "The samplers draw their indices on cpu while the dataset tensors are on cuda:0."):
         d = diagnose(text)
         assert d.device_error and d.chapter == "04-batches", d.chapter
 

@@ -188,7 +188,7 @@ while True:
 
 def grade_folder(folder: Path, plants: dict[str, dict], timeout: int, *options: str,
                  first: tuple[str, ...] = (), jobs: int = 2) -> tuple[dict, Path, str]:
-    """Write the plants under folder/group/, grade the folder with two workers; rows, feedback folder, stderr.
+    """Write the plants under folder/group/, grade the folder with `jobs` workers; rows, feedback folder, stderr.
     The plants named in `first` go to folder/early/, which the grader reaches first (it takes the folder's
     notebooks in path order): the longest ones, so that the two workers end together."""
     for name, nb in plants.items():

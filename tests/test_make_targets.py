@@ -103,7 +103,7 @@ def test_make_serve_installs_the_site_alone_and_the_site_builds_without_torch(tm
     serve = (ROOT / "tools" / "serve.sh").read_text(encoding="utf-8")
     assert "install.sh serve" in serve and "DEVICELAB_OUTPUTS" in serve
     install = (ROOT / "tools" / "install.sh").read_text(encoding="utf-8")
-    assert 'install -q -r requirements-site.txt' in install and "--no-deps -e ." in install
+    assert '"${pip_install[@]}" -r requirements-site.txt' in install and "--no-deps -e ." in install
     probe = ("import sys\n"
              "for name in ('torch', 'torchvision', 'timm', 'nbclient', 'ipykernel', 'matplotlib'):\n"
              "    sys.modules[name] = None  # importing any of them now fails\n"

@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import csv
+import inspect
 import io
 import json
 import re
@@ -25,6 +26,9 @@ from devicelab.messages import text
 ROOT = Path(__file__).resolve().parent.parent
 LAB = "01-devices"
 EXERCISES = [ex.name for ex in exercises_for(LAB)]
+# The stopping plants run with `--max-runs 3`: the fewest that still lets each other plant (one death or hang
+# each) finish its second run, while the hydra, which dies more often, reaches the limit.
+HYDRA_RUNS = 3
 TIMEOUT = 15  # seconds: the grading of the plants that loop (the slowest honest cell takes about 4 s)
 
 
@@ -243,10 +247,10 @@ def stopped(tmp_path_factory):
         "dying.ipynb": plant(half, after={"answer_1 =": "import os\nos._exit(1)"}),
         "judge-killer.ipynb": plant(half, replace={"def to_device(": KILLING_TO_DEVICE}),
         # its deaths come first, so that each of its runs is short
-        "hydra.ipynb": plant(half, prepend=["import os\nos._exit(1)"] * (grading.MAX_RUNS + 1)),
+        "hydra.ipynb": plant(half, prepend=["import os\nos._exit(1)"] * (HYDRA_RUNS + 1)),
         "forge-private-copy.ipynb": plant(untouched, after={"ex1, ex2 = lab.exercises": FORGE_PRIVATE_COPY}),
         "correct.ipynb": solved,
-    }, TIMEOUT, "--no-sandbox", first=("stubborn.ipynb",), jobs=3)
+    }, TIMEOUT, "--no-sandbox", "--max-runs", str(HYDRA_RUNS), first=("stubborn.ipynb",), jobs=3)
 
 
 def verdicts(row: dict) -> list[str]:
@@ -387,7 +391,7 @@ def test_a_submission_that_rewrites_its_copy_of_the_checks_harms_no_other(stoppe
 def test_a_grader_that_gives_up_says_so(stopped):
     row = stopped[0]["hydra"]
     assert verdicts(row) == ["not_graded"] * len(EXERCISES)
-    assert row["problem"].startswith(f"gave up after {grading.MAX_RUNS} kernel deaths")
+    assert row["problem"].startswith(f"gave up after {HYDRA_RUNS} kernel deaths")
 
 
 def test_the_kernel_starts_from_the_interpreter_s_path_in_a_world_of_its_own(tmp_path):
@@ -554,3 +558,13 @@ def test_the_journal_names_the_exercise_whose_judging_killed_the_kernel_when_std
     run = read(text_of(nonce, ("fingerprint", {}), ("start", first), ("verdict", verdict)),
                text_of(nonce, ("start", first)))
     assert run.started is None
+
+
+def test_max_runs_is_six_unless_the_instructor_says_otherwise_and_at_least_one(tmp_path, capsys):
+    assert grading.MAX_RUNS == 6
+    assert inspect.signature(grading.grade).parameters["max_runs"].default == grading.MAX_RUNS
+    for wrong in ("0", "-2"):
+        with pytest.raises(SystemExit) as stopped_early:
+            grading.main([str(tmp_path), "--out", str(tmp_path / "g.csv"), "--max-runs", wrong])
+        assert stopped_early.value.code == 2 and "must be 1 or more" in capsys.readouterr().err
+    assert not (tmp_path / "g.csv").exists()

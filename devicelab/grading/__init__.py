@@ -1,7 +1,7 @@
 """Grade submitted lab notebooks in one command and write a gradebook (and feedback for each student).
 
     python -m devicelab.grading SUBMISSIONS... [--out gradebook.csv] [-j N] [--timeout S] [--feedback DIR]
-                                               [--sandbox | --no-sandbox]
+                                               [--max-runs N] [--sandbox | --no-sandbox]
 
 SUBMISSIONS are notebooks or folders of notebooks (searched recursively; nbgrader's
 `submitted/<student>/<assignment>/` layout is read as it is). Each run of a submission gets a throwaway world
@@ -23,7 +23,8 @@ checking its SHA-256, in a fresh namespace, and keeps nothing in the kernel:
   its own with the student's variables and its own `lab` and `device`; a check that raises or runs past
   `--timeout` costs that exercise only. Verdicts come back in lines carrying a nonce that only this cell's
   text holds. If judging one exercise kills or hangs the kernel, the notebook is run again without judging
-  it; a student cell that kills or hangs the kernel is replaced by an error and the notebook is run again.
+  it; a student cell that kills or hangs the kernel is replaced by an error and the notebook is run again,
+  `--max-runs` times at most (6 by default) before the row says it gave up.
 
 Tamper detection marks the row (column `tampered`, most serious first, then "+N more"; every finding is in
 the JSON file written per submission) instead of trusting it: fingerprints that differ, the namespace
@@ -446,7 +447,7 @@ def summary(findings: list[str], shown: int = SHORT_FINDINGS) -> str:
 
 
 def grade(path: Path, timeout: int = 300, shown: str = "", files: dict[str, bytes] | None = None,
-          sandbox: bool = False) -> Grade:
+          sandbox: bool = False, max_runs: int = MAX_RUNS) -> Grade:
     """Run one submission in fresh worlds and judge each of its exercises on its own (with `files`' checks)."""
     started = time.monotonic()
     result = Grade(path, shown=shown or path.as_posix(), sandbox=sandbox)
@@ -482,7 +483,7 @@ def grade(path: Path, timeout: int = 300, shown: str = "", files: dict[str, byte
     cells = nb
     deaths = 0
     installed, site_before = (package_hashes(PACKAGE), startup_state()) if not sandbox else ({}, "")
-    for _ in range(MAX_RUNS):
+    for _ in range(max_runs):
         executed = nbformat.from_dict(json.loads(json.dumps(cells)))
         run = _run_once(executed, config, files, skip, timeout, sandbox)
         deaths += run.died
@@ -510,7 +511,7 @@ def grade(path: Path, timeout: int = 300, shown: str = "", files: dict[str, byte
             break
     else:
         if NOT_GRADED in result.verdicts.values():
-            problems.append(f"gave up after {deaths} kernel deaths" if deaths else f"gave up after {MAX_RUNS} runs")
+            problems.append(f"gave up after {deaths} kernel deaths" if deaths else f"gave up after {max_runs} runs")
     if not sandbox and package_hashes(PACKAGE) != installed:  # in the sandbox both are read-only
         found.append("the installed devicelab package changed on disk while this submission ran")
     if not sandbox and startup_state() != site_before:
@@ -582,9 +583,16 @@ def feedback(g: Grade) -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
-def _grade_job(path: str, timeout: int, shown: str, files: dict[str, bytes], sandbox: bool) -> Grade:
+def _grade_job(path: str, timeout: int, shown: str, files: dict[str, bytes], sandbox: bool, max_runs: int) -> Grade:
     warnings.simplefilter("ignore")
-    return grade(Path(path), timeout, shown, files, sandbox)
+    return grade(Path(path), timeout, shown, files, sandbox, max_runs)
+
+
+def _positive(value: str) -> int:
+    number = int(value)
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more, not {number}")
+    return number
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -595,6 +603,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("-j", "--jobs", type=int, default=1, help="submissions graded at once")
     parser.add_argument("--timeout", type=int, default=300, help="seconds a cell (or one check) may run")
     parser.add_argument("--feedback", type=Path, help="write one markdown feedback file per submission here")
+    parser.add_argument("--max-runs", type=_positive, default=MAX_RUNS,
+                        help=f"runs of a submission whose kernel dies or hangs, at most (default {MAX_RUNS})")
     parser.add_argument("--sandbox", action=argparse.BooleanOptionalAction, default=None,
                         help="run each kernel under bubblewrap (default: wherever it can run)")
     args = parser.parse_args(argv)
@@ -609,7 +619,7 @@ def main(argv: list[str] | None = None) -> int:
     folder = args.feedback if args.feedback is not None else args.out.with_name(args.out.stem + "-details")
     os.environ[HIDDEN_ENV] = os.pathsep.join(str(p.resolve()) for p in (*args.submissions, args.out, folder))
     files = package_files()
-    ordered = _grade_all(notebooks, args.jobs, args.timeout, files, sandbox)
+    ordered = _grade_all(notebooks, args.jobs, args.timeout, files, sandbox, args.max_runs)
     write_gradebook(ordered, args.out)  # every kernel, and all it started, has ended: nothing can rewrite it
     for g in ordered:
         target = folder / Path(g.shown).with_suffix(".md").as_posix().lstrip("./")
@@ -625,7 +635,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _grade_all(notebooks: list[tuple[Path, str]], jobs: int, timeout: int, files: dict[str, bytes],
-               sandbox: bool) -> list[Grade]:
+               sandbox: bool, max_runs: int = MAX_RUNS) -> list[Grade]:
     grades: dict[int, Grade] = {}
 
     def report(index: int, g: Grade) -> None:
@@ -638,10 +648,10 @@ def _grade_all(notebooks: list[tuple[Path, str]], jobs: int, timeout: int, files
     if jobs <= 1:
         warnings.simplefilter("ignore")
         for index, (path, shown) in enumerate(notebooks):
-            report(index, grade(path, timeout, shown, files, sandbox))
+            report(index, grade(path, timeout, shown, files, sandbox, max_runs))
     else:
         with ProcessPoolExecutor(jobs, mp_context=get_context("spawn")) as pool:
-            futures = {pool.submit(_grade_job, str(path), timeout, shown, files, sandbox): index
+            futures = {pool.submit(_grade_job, str(path), timeout, shown, files, sandbox, max_runs): index
                        for index, (path, shown) in enumerate(notebooks)}
             for future in as_completed(futures):
                 report(futures[future], future.result())

@@ -46,6 +46,8 @@ def pytest_configure(config: pytest.Config) -> None:
     in the middle of such an import leaves a half-imported sympy behind ("module 'sympy' has no attribute
     'logic'"), and every later test of that process fails. Which test pays for the import would depend on the
     order the scheduler happens to choose."""
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        _MACHINE["start"] = (machine_busy_seconds(), time.monotonic())
     if not os.environ.get("PYTEST_XDIST_WORKER") and config.getoption("numprocesses", default=None):
         return  # the controller of a parallel run runs no test
     _warm_kernels().install()
@@ -54,6 +56,22 @@ def pytest_configure(config: pytest.Config) -> None:
         import torch.fx.experimental.symbolic_shapes  # noqa: F401
     except Exception:  # noqa: BLE001, S110 - without torch there is nothing to load early
         pass
+
+
+_MACHINE: dict[str, tuple[float, float]] = {}
+
+
+def machine_busy_seconds() -> float:
+    """The CPU seconds every core of this machine has spent busy since it started (Linux's /proc/stat; 0 elsewhere):
+    everything that ran counts, the kernels of the grader's sandbox and the browsers too, whose CPU time no test
+    process is told about (a process killed before its parent waited for it takes its children's time with it),
+    and so does any other work on the machine."""
+    try:
+        fields = Path("/proc/stat").read_text(encoding="ascii").splitlines()[0].split()[1:]
+        user, nice, system, _idle, _iowait, irq, softirq = (int(f) for f in fields[:7])
+    except (OSError, ValueError, IndexError):
+        return 0.0
+    return (user + nice + system + irq + softirq) / os.sysconf("SC_CLK_TCK")
 
 
 def _warm_kernels():
@@ -227,6 +245,11 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
         _record_cpu({"id": "(start-up, collection and session teardown)", "group": "session",
                      "cpu": round(_cpu_seconds(children=not controller) - sum_recorded(), 3), "wall": 0.0,
                      "worker": os.environ.get("PYTEST_XDIST_WORKER", "main")})
+        if "start" in _MACHINE:  # the process that started the run: the whole machine from its start to its end
+            busy, started = _MACHINE["start"]
+            _record_cpu({"id": "(the whole machine while the run lasted)", "group": "machine",
+                         "cpu": round(machine_busy_seconds() - busy, 3), "wall": round(time.monotonic() - started, 3),
+                         "worker": "(machine)"})
 
 
 def sum_recorded() -> float:

@@ -95,6 +95,10 @@ def suite_tiers() -> list[tuple[str, str, str]]:
         rows.append(("  CPU seconds, everything it ran (install, ruff, pytest)", f"{cpu:.0f} s", "-"))
         for group, (group_cpu, tests) in timeline.cpu_groups(records).items():
             rows.append((f"  CPU seconds: {group} ({tests} tests)", f"{group_cpu:.0f} s", "-"))
+        whole = timeline.machine(records)
+        if whole is not None:
+            rows.append(("  CPU seconds of the whole machine during pytest (sandboxed kernels and browsers too)",
+                         f"{whole['cpu']:.0f} s", "-"))
         slowest = re.search(r"=+ slowest \d+ durations =+\n(.*?)\n\n", done.stdout, re.S)
         if slowest:
             for line in slowest.group(1).splitlines()[:10]:

@@ -8,7 +8,9 @@ that no long unit starts last while the other worker waits.
 
 With DEVICELAB_CPU=FILE, each test process also writes the CPU seconds of each test (its kernels and
 subprocesses included); `--cpu FILE` prints them per group (answer banks, grading, site, notebooks, learner
-walks, ...) and the costliest units: CPU seconds show what a change costs even on a busy machine.
+walks, ...) and the costliest units: CPU seconds show what a change costs even on a busy machine. The process that
+started the run also writes how busy the whole machine was meanwhile: the kernels of the grader's sandbox and the
+browsers count there and not per test (killed before anyone waited for them, they take their CPU time with them).
 
 Usage: python tools/timeline.py FILE [--write] [--top N]
        python tools/timeline.py --cpu FILE [--top N]
@@ -76,20 +78,38 @@ def cpu_groups(records: list[dict]) -> dict[str, tuple[float, int]]:
     """{group: (CPU seconds, tests)}, in the order of conftest.GROUPS, then "other" and "session"."""
     order = [name for _, name in GROUPS] + ["other", "session"]
     found: dict[str, list[float]] = {}
-    for record in records:
+    for record in tests_and_processes(records):
         entry = found.setdefault(record["group"], [0.0, 0])
         entry[0] += record["cpu"]
         entry[1] += record["group"] != "session"
     return {name: (round(found[name][0], 1), found[name][1]) for name in dict.fromkeys(order) if name in found}
 
 
+def tests_and_processes(records: list[dict]) -> list[dict]:
+    """The records of tests and test processes, without the whole machine's (see machine())."""
+    return [r for r in records if r["group"] != "machine"]
+
+
+def machine(records: list[dict]) -> dict | None:
+    """The whole machine's busy CPU seconds while the run lasted (conftest.machine_busy_seconds): the run that started
+    first ended last, so its record is the largest one (a pytest that a test starts writes its own)."""
+    found = [r for r in records if r["group"] == "machine"]
+    return max(found, key=lambda r: r["cpu"]) if found else None
+
+
 def cpu_report(records: list[dict], top: int) -> int:
     """Print the CPU seconds of a run per group and its costliest units."""
+    whole = machine(records)
+    records = tests_and_processes(records)
     if not records:
         print("empty CPU file", file=sys.stderr)
         return 1
     total = sum(r["cpu"] for r in records)
     print(f"CPU seconds of the tests: {total:.0f} s in {sum(r['group'] != 'session' for r in records)} tests")
+    if whole is not None:
+        print(f"  the whole machine was busy {whole['cpu']:.0f} CPU-s in the {whole['wall']:.0f} s the run lasted; "
+              f"{whole['cpu'] - total:.0f} s are not counted above: kernels in the grader's sandbox and browsers, "
+              "killed before anyone waited for them, and any other work on the machine")
     for name, (seconds, tests) in cpu_groups(records).items():
         print(f"  {name:<16} {seconds:8.1f} s  {100 * seconds / total:5.1f} %  {tests:5d} tests")
     units: dict[str, float] = collections.defaultdict(float)

@@ -563,8 +563,8 @@ def test_the_journal_names_the_exercise_whose_judging_killed_the_kernel_when_std
 def test_max_runs_is_six_unless_the_instructor_says_otherwise_and_at_least_one(tmp_path, capsys):
     assert grading.MAX_RUNS == 6
     assert inspect.signature(grading.grade).parameters["max_runs"].default == grading.MAX_RUNS
-    for wrong in ("0", "-2"):
+    for wrong, said in (("0", "must be 1 or more"), ("-2", "must be 1 or more"), ("two", "a whole number")):
         with pytest.raises(SystemExit) as stopped_early:
             grading.main([str(tmp_path), "--out", str(tmp_path / "g.csv"), "--max-runs", wrong])
-        assert stopped_early.value.code == 2 and "must be 1 or more" in capsys.readouterr().err
+        assert stopped_early.value.code == 2 and said in capsys.readouterr().err
     assert not (tmp_path / "g.csv").exists()

@@ -589,7 +589,10 @@ def _grade_job(path: str, timeout: int, shown: str, files: dict[str, bytes], san
 
 
 def _positive(value: str) -> int:
-    number = int(value)
+    try:
+        number = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a whole number, not {value!r}") from None
     if number < 1:
         raise argparse.ArgumentTypeError(f"must be 1 or more, not {number}")
     return number

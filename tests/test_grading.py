@@ -26,8 +26,8 @@ from devicelab.messages import text
 ROOT = Path(__file__).resolve().parent.parent
 LAB = "01-devices"
 EXERCISES = [ex.name for ex in exercises_for(LAB)]
-# The stopping plants run with `--max-runs 3`: the fewest that still lets each other plant (one death or hang
-# each) finish its second run, while the hydra, which dies more often, reaches the limit.
+# The stopping plants run with `--max-runs 3`: every other plant needs two runs (one death or hang each), one run
+# to spare, while the hydra, which dies in every run, reaches the limit.
 HYDRA_RUNS = 3
 TIMEOUT = 15  # seconds: the grading of the plants that loop (the slowest honest cell takes about 4 s)
 

@@ -376,6 +376,8 @@ def test_the_sandbox_is_on_where_bubblewrap_runs_and_says_so_once(graded):
     problem = grading.worlds.sandbox_problem()
     assert stderr.count("sandbox") == (1 if problem is None else 2)
     assert ("sandbox: on (bubblewrap)" in stderr) == (problem is None)
+    # 17 submissions in the sandbox: warm kernels, each a fork of one server inside its own sandbox (warm.py)
+    assert ("kernels: warm" in stderr) == (problem is None) and "kernels: cold" not in stderr
 
 
 def test_a_submission_that_rewrites_its_copy_of_the_checks_harms_no_other(stopped):
@@ -568,3 +570,25 @@ def test_max_runs_is_six_unless_the_instructor_says_otherwise_and_at_least_one(t
             grading.main([str(tmp_path), "--out", str(tmp_path / "g.csv"), "--max-runs", wrong])
         assert stopped_early.value.code == 2 and said in capsys.readouterr().err
     assert not (tmp_path / "g.csv").exists()
+
+
+def test_warm_kernels_are_asked_for_or_refused_in_a_line_of_their_own(tmp_path, monkeypatch):
+    """Warm kernels by default with the sandbox and two submissions or more; `--no-warm-kernels` starts none;
+    without the sandbox they are refused in words. (Unreadable files: no kernel starts at all.)"""
+    started = []
+    monkeypatch.setattr(grading, "_warm_server", lambda files: started.append(files))
+    for name in ("a.ipynb", "b.ipynb"):
+        (tmp_path / name).write_text("not a notebook", encoding="utf-8")
+
+    def said(*options: str) -> str:
+        stderr = io.StringIO()
+        with contextlib.redirect_stderr(stderr):
+            assert grading.main([str(tmp_path), "--out", str(tmp_path.parent / "g.csv"), *options]) == 0
+        return stderr.getvalue()
+
+    said("--sandbox")
+    assert len(started) == (1 if grading.worlds.sandbox_problem() is None else 0)
+    said("--sandbox", "--no-warm-kernels")
+    said("--no-sandbox")
+    assert len(started) == (1 if grading.worlds.sandbox_problem() is None else 0)
+    assert "kernels: cold (warm kernels need the sandbox)" in said("--no-sandbox", "--warm-kernels")

@@ -211,3 +211,112 @@ def test_in_the_sandbox_another_submission_and_the_checkout_cannot_be_read(tmp_p
     finally:
         world.remove()
         secret.unlink()
+
+
+# --- warm kernels (devicelab/grading/warm.py) ------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def warm_server():
+    if worlds.sandbox_problem() is not None:
+        pytest.skip(f"no sandbox here: {worlds.sandbox_problem()}")
+    server = worlds.WarmServer()
+    yield server
+    server.stop()
+
+
+def probe_cold(world: worlds.World, hidden: list[str]) -> dict:
+    """What a cold interpreter started in the world's sandbox sees (the probe of warm.py, from the private copy)."""
+    warm = world.checks / "devicelab" / "grading" / "warm.py"
+    done = subprocess.run([*worlds.bwrap_prefix(world), sys.executable, "-s", "-c",
+                           f"exec(open({str(warm)!r}).read())", "probe", *hidden],
+                          capture_output=True, text=True, timeout=60, env=world.env())
+    assert done.returncode == 0, done.stderr[-2000:]
+    return json.loads(done.stdout)
+
+
+def probe_warm(world: worlds.World, server: worlds.WarmServer, hidden: list[str]) -> dict:
+    sandbox_args = worlds.bwrap_prefix(world)
+    done = subprocess.run([sys.executable, "-I", "-S", str(worlds.WARM), "client", server.path,
+                           str(len(sandbox_args)), *sandbox_args, "--probe", *hidden],
+                          capture_output=True, text=True, timeout=60, env=world.env(), cwd=world.work)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return json.loads(done.stdout)
+
+
+def test_a_warm_kernel_sees_what_a_cold_one_sees_in_the_same_sandbox(warm_server):
+    """The fork joins the sandbox bubblewrap made for its world: same processes, folder, network, capabilities,
+    no-new-privileges flag, groups and user, and the grader's private copy of devicelab is what it imports. It
+    cannot see the other worlds, the submissions or the checkout; its random state is its own."""
+    from devicelab.grading import package_files
+
+    secret = ROOT / ".cache" / f"classmate-{uuid.uuid4().hex[:8]}.ipynb"
+    secret.parent.mkdir(parents=True, exist_ok=True)
+    secret.write_text("answer_1 = 'cpu'", encoding="utf-8")
+    world, other = worlds.new_world(), worlds.new_world()
+    try:
+        world.write_package(package_files())
+        hidden = [str(secret), str(ROOT / "README.md"), str(other.root), warm_server.path]
+        cold, warm = probe_cold(world, hidden), probe_warm(world, warm_server, hidden)
+        again = probe_warm(world, warm_server, hidden)
+    finally:
+        world.remove()
+        other.remove()
+        secret.unlink()
+    assert warm["seen"] == [] and cold["seen"] == []
+    for key in ("pid", "processes", "cwd", "devicelab", "interfaces", "status"):
+        assert warm[key] == cold[key], (key, warm[key], cold[key])
+    assert warm["processes"] == [1, 2] and warm["interfaces"] == ["lo"]
+    assert warm["sys.path"] == [str(world.work), str(world.checks)]  # `python -m` from the world, then PYTHONPATH
+    assert warm["random"] != again["random"]
+    assert warm_server.problem(package_files()) is None
+
+
+def start_kernel(world: worlds.World, argv: list[str]):  # noqa: ANN201 - a jupyter_client KernelManager
+    from jupyter_client.kernelspec import KernelSpec
+    from jupyter_client.manager import KernelManager
+
+    manager = KernelManager(kernel_name="python3", transport="ipc", connection_file=str(world.runtime / "kernel.json"))
+    manager._kernel_spec = KernelSpec(argv=argv, display_name="test", language="python", interrupt_mode="message")
+    manager.start_kernel(cwd=str(world.work), env=world.env())
+    client = manager.client()
+    client.start_channels()
+    client.wait_for_ready(timeout=60)
+    return manager, client
+
+
+def run(client, code: str) -> str:  # noqa: ANN001 - a jupyter_client BlockingKernelClient
+    said = []
+    client.execute_interactive(code, timeout=60, output_hook=lambda m: said.append(m["content"].get("text", "")))
+    return "".join(said)
+
+
+def test_a_warm_kernel_runs_cells_and_its_death_ends_its_client_with_its_status(warm_server):
+    world = worlds.new_world()
+    world.write_package({"__init__.py": b""})
+    manager, client = start_kernel(world, worlds.kernel_argv(world, True, warm_server.path))
+    try:
+        said = run(client, "import os, sys, torch\nprint(os.getpid(), 'torch' in sys.modules, os.getcwd())")
+        assert said.split() == ["2", "True", str(world.work)]  # the PID namespace's second process, in its world
+        client.execute("import os; os._exit(3)")
+        deadline = time.monotonic() + 30
+        while manager.is_alive() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not manager.is_alive() and manager.provisioner.process.returncode == 3
+    finally:
+        client.stop_channels()
+        manager.shutdown_kernel(now=True)
+        world.remove()
+
+
+def test_without_its_server_a_warm_kernel_starts_cold_inside_the_sandbox():
+    if worlds.sandbox_problem() is not None:
+        pytest.skip(f"no sandbox here: {worlds.sandbox_problem()}")
+    world = worlds.new_world()
+    world.write_package({"__init__.py": b""})
+    manager, client = start_kernel(world, worlds.kernel_argv(world, True, str(world.root / "no-server.sock")))
+    try:
+        said = run(client, "import os\nprint(os.getpid(), len([p for p in os.listdir('/proc') if p.isdigit()]))")
+        assert said.split() == ["2", "2"]  # bubblewrap's first process and the kernel: nothing else is visible
+    finally:
+        client.stop_channels()
+        manager.shutdown_kernel(now=True)
+        world.remove()

@@ -2,6 +2,7 @@
 
     python -m devicelab.grading SUBMISSIONS... [--out gradebook.csv] [-j N] [--timeout S] [--feedback DIR]
                                                [--max-runs N] [--sandbox | --no-sandbox]
+                                               [--warm-kernels | --no-warm-kernels]
 
 SUBMISSIONS are notebooks or folders of notebooks (searched recursively; nbgrader's
 `submitted/<student>/<assignment>/` layout is read as it is). Each run of a submission gets a throwaway world
@@ -257,7 +258,7 @@ def _cell_error(cell: nbformat.NotebookNode) -> str:
 
 
 def _run_once(nb: nbformat.NotebookNode, config: dict, files: dict[str, bytes], skip: list[str], timeout: int,
-              sandbox: bool) -> _Run:
+              sandbox: bool, warm: str | None = None) -> _Run:
     from jupyter_core.utils import run_sync
     from nbclient import NotebookClient
     from nbclient.exceptions import DeadKernelError
@@ -277,7 +278,7 @@ def _run_once(nb: nbformat.NotebookNode, config: dict, files: dict[str, bytes], 
     limits = {id(grading): timeout * (remaining + 1) + 120, id(probe): min(PROBE_SECONDS, max(timeout, 5)),
               id(setup): 300}
     replies: dict[int, dict] = {}
-    manager = worlds.kernel_manager(world, sandbox)
+    manager = worlds.kernel_manager(world, sandbox, warm)
     worlds.become_subreaper()  # orphans of the kernel's processes come to this one, to be ended with it
     before = worlds.children()
     client = NotebookClient(
@@ -447,7 +448,7 @@ def summary(findings: list[str], shown: int = SHORT_FINDINGS) -> str:
 
 
 def grade(path: Path, timeout: int = 300, shown: str = "", files: dict[str, bytes] | None = None,
-          sandbox: bool = False, max_runs: int = MAX_RUNS) -> Grade:
+          sandbox: bool = False, max_runs: int = MAX_RUNS, warm: str | None = None) -> Grade:
     """Run one submission in fresh worlds and judge each of its exercises on its own (with `files`' checks)."""
     started = time.monotonic()
     result = Grade(path, shown=shown or path.as_posix(), sandbox=sandbox)
@@ -485,7 +486,7 @@ def grade(path: Path, timeout: int = 300, shown: str = "", files: dict[str, byte
     installed, site_before = (package_hashes(PACKAGE), startup_state()) if not sandbox else ({}, "")
     for _ in range(max_runs):
         executed = nbformat.from_dict(json.loads(json.dumps(cells)))
-        run = _run_once(executed, config, files, skip, timeout, sandbox)
+        run = _run_once(executed, config, files, skip, timeout, sandbox, warm)
         deaths += run.died
         problems += [p for p in run.problems if p not in problems]
         found += [f"run {e}" for e in run.tampered if f"run {e}" not in found]
@@ -583,9 +584,10 @@ def feedback(g: Grade) -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
-def _grade_job(path: str, timeout: int, shown: str, files: dict[str, bytes], sandbox: bool, max_runs: int) -> Grade:
+def _grade_job(path: str, timeout: int, shown: str, files: dict[str, bytes], sandbox: bool, max_runs: int,
+               warm: str | None) -> Grade:
     warnings.simplefilter("ignore")
-    return grade(Path(path), timeout, shown, files, sandbox, max_runs)
+    return grade(Path(path), timeout, shown, files, sandbox, max_runs, warm)
 
 
 def _positive(value: str) -> int:
@@ -610,6 +612,9 @@ def main(argv: list[str] | None = None) -> int:
                         help=f"runs of a submission whose kernel dies or hangs, at most (default {MAX_RUNS})")
     parser.add_argument("--sandbox", action=argparse.BooleanOptionalAction, default=None,
                         help="run each kernel under bubblewrap (default: wherever it can run)")
+    parser.add_argument("--warm-kernels", action=argparse.BooleanOptionalAction, default=None,
+                        help="start each sandboxed kernel as a fork of one interpreter that has imported torch, "
+                             "inside its own sandbox (default: with the sandbox, for two submissions or more)")
     args = parser.parse_args(argv)
     sandbox = args.sandbox is not False
     if sandbox:
@@ -622,7 +627,16 @@ def main(argv: list[str] | None = None) -> int:
     folder = args.feedback if args.feedback is not None else args.out.with_name(args.out.stem + "-details")
     os.environ[HIDDEN_ENV] = os.pathsep.join(str(p.resolve()) for p in (*args.submissions, args.out, folder))
     files = package_files()
-    ordered = _grade_all(notebooks, args.jobs, args.timeout, files, sandbox, args.max_runs)
+    server = _warm_server(files) if sandbox and (args.warm_kernels or args.warm_kernels is None and
+                                                 len(notebooks) > 1) else None
+    if not sandbox and args.warm_kernels:
+        print("kernels: cold (warm kernels need the sandbox)", file=sys.stderr)
+    try:
+        ordered = _grade_all(notebooks, args.jobs, args.timeout, files, sandbox, args.max_runs,
+                             server.path if server else None)
+    finally:
+        if server is not None:
+            server.stop()
     write_gradebook(ordered, args.out)  # every kernel, and all it started, has ended: nothing can rewrite it
     for g in ordered:
         target = folder / Path(g.shown).with_suffix(".md").as_posix().lstrip("./")
@@ -637,8 +651,21 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def _warm_server(files: dict[str, bytes]) -> worlds.WarmServer | None:
+    """A warm kernel server that passed its check, or None (and why, on stderr)."""
+    server = worlds.WarmServer()
+    problem = server.problem(files)
+    if problem is not None:
+        server.stop()
+        print(f"kernels: cold ({problem})", file=sys.stderr)
+        return None
+    print("kernels: warm (each a fork of one interpreter that has imported torch, inside its own bubblewrap)",
+          file=sys.stderr)
+    return server
+
+
 def _grade_all(notebooks: list[tuple[Path, str]], jobs: int, timeout: int, files: dict[str, bytes],
-               sandbox: bool, max_runs: int = MAX_RUNS) -> list[Grade]:
+               sandbox: bool, max_runs: int = MAX_RUNS, warm: str | None = None) -> list[Grade]:
     grades: dict[int, Grade] = {}
 
     def report(index: int, g: Grade) -> None:
@@ -651,10 +678,10 @@ def _grade_all(notebooks: list[tuple[Path, str]], jobs: int, timeout: int, files
     if jobs <= 1:
         warnings.simplefilter("ignore")
         for index, (path, shown) in enumerate(notebooks):
-            report(index, grade(path, timeout, shown, files, sandbox, max_runs))
+            report(index, grade(path, timeout, shown, files, sandbox, max_runs, warm))
     else:
         with ProcessPoolExecutor(jobs, mp_context=get_context("spawn")) as pool:
-            futures = {pool.submit(_grade_job, str(path), timeout, shown, files, sandbox, max_runs): index
+            futures = {pool.submit(_grade_job, str(path), timeout, shown, files, sandbox, max_runs, warm): index
                        for index, (path, shown) in enumerate(notebooks)}
             for future in as_completed(futures):
                 report(futures[future], future.result())

@@ -18,6 +18,7 @@ process the kernel left behind (`leftovers`).
 from __future__ import annotations
 
 import glob
+import json
 import os
 import shutil
 import subprocess
@@ -32,6 +33,7 @@ DROPPED = ("PYTHONSTARTUP", "PYTHONPATH_EXTRA", "PYTHONUSERBASE", "PYTHONHOME", 
 DROPPED_PREFIXES = ("JUPYTER", "IPYTHON", "XDG_", "MPLCONFIGDIR")
 
 
+WARM = Path(__file__).resolve().parent / "warm.py"  # run by path: the warm kernels' server and client
 TAG = "DEVICELAB_WORLD"  # in the kernel's environment, inherited by whatever it starts: how leftovers are found
 
 
@@ -96,11 +98,17 @@ def new_world(prefix: str = "devicelab-grade-") -> World:
     return World(Path(tempfile.mkdtemp(prefix=prefix)))
 
 
-def kernel_argv(world: World, sandbox: bool) -> list[str]:
-    """The command that starts the kernel: the grader's own interpreter by absolute path, maybe inside bwrap."""
+def kernel_argv(world: World, sandbox: bool, warm: str | None = None) -> list[str]:
+    """The command that starts the kernel: the grader's own interpreter by absolute path, maybe inside bwrap;
+    with `warm` (a warm kernel server's socket, sandbox only), the client that starts it as a fork of that server
+    inside the same sandbox (warm.py)."""
     python = [os.path.abspath(sys.executable), "-s", "-m", "ipykernel_launcher", "-f", "{connection_file}"]
     if not sandbox:
         return python
+    if warm is not None:
+        sandbox_args = bwrap_prefix(world)
+        return [os.path.abspath(sys.executable), "-I", "-S", str(WARM), "client", warm, str(len(sandbox_args)),
+                *sandbox_args, "-f", "{connection_file}"]
     return [*bwrap_prefix(world), *python]
 
 
@@ -163,7 +171,7 @@ def sandbox_problem() -> str | None:
     return None
 
 
-def kernel_manager(world: World, sandbox: bool):  # noqa: ANN201 - jupyter_client's AsyncKernelManager
+def kernel_manager(world: World, sandbox: bool, warm: str | None = None):  # noqa: ANN201 - an AsyncKernelManager
     """An AsyncKernelManager that starts the world's kernel over Unix sockets in the world's runtime folder."""
     from jupyter_client.kernelspec import KernelSpec
     from jupyter_client.manager import AsyncKernelManager
@@ -171,7 +179,7 @@ def kernel_manager(world: World, sandbox: bool):  # noqa: ANN201 - jupyter_clien
     # Asynchronous, as nbclient expects: with a blocking client, a kernel that dies mid-cell is never noticed.
     manager = AsyncKernelManager(kernel_name="python3", transport="ipc",
                                  connection_file=str(world.runtime / "kernel.json"))
-    manager._kernel_spec = KernelSpec(argv=kernel_argv(world, sandbox), display_name="devicelab grader",
+    manager._kernel_spec = KernelSpec(argv=kernel_argv(world, sandbox, warm), display_name="devicelab grader",
                                       language="python", interrupt_mode="message", resource_dir=str(world.root))
     return manager
 
@@ -302,3 +310,62 @@ def _alive(pid: int) -> bool:
     except (OSError, IndexError):
         return False
     return state != "Z"
+
+
+# --- warm kernels (warm.py) --------------------------------------------------------------------------------------
+class WarmServer:
+    """One grading run's warm kernel server: an interpreter that has imported torch and ipykernel, which forks
+    each sandboxed kernel (warm.py). Its folder holds its socket and is its working folder."""
+
+    def __init__(self) -> None:
+        self.world = new_world("devicelab-warm-")
+        self.path = str(self.world.root / "server.sock")
+        self.process = subprocess.Popen([os.path.abspath(sys.executable), "-s", str(WARM), "serve", self.path],
+                                        cwd=self.world.work, env=self.world.env(), stdin=subprocess.DEVNULL,
+                                        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        self.ready = self.process.stdout.readline().strip() == b"ready"
+
+    def problem(self, files: dict[str, bytes]) -> str | None:
+        """None when two warm kernels started through this server are where a cold one would be: in a sandbox of
+        their own (only their own processes, no network, no other world, the grader's private copy of devicelab
+        first), each with its own random state; otherwise what is wrong, in one line."""
+        if not self.ready:
+            return "the warm kernel server did not start"
+        tokens = []
+        for _ in range(2):
+            world = new_world("devicelab-warm-probe-")
+            try:
+                world.write_package(files)
+                sandbox_args = bwrap_prefix(world)
+                # another world's folder, and what the grader keeps from every kernel: the submissions, the gradebook
+                hidden = [str(self.world.root), *os.environ.get("DEVICELAB_GRADER_HIDDEN", "").split(os.pathsep)]
+                done = subprocess.run([os.path.abspath(sys.executable), "-I", "-S", str(WARM), "client", self.path,
+                                       str(len(sandbox_args)), *sandbox_args, "--probe",
+                                       *[p for p in hidden if p and os.path.exists(p)]],
+                                      cwd=world.work, env=world.env(), capture_output=True, text=True, timeout=120)
+                found = json.loads(done.stdout.strip().splitlines()[-1])
+            except (OSError, subprocess.SubprocessError, ValueError, IndexError) as error:
+                return f"a warm kernel could not be checked: {type(error).__name__}"
+            finally:
+                world.remove()
+            expected = {"cwd": str(world.work), "sys.path": [str(world.work), str(world.checks)],
+                        "devicelab": str(world.checks / "devicelab" / "__init__.py"), "seen": [],
+                        "interfaces": ["lo"], "processes": [1, found.get("pid")]}
+            wrong = [key for key, value in expected.items() if found.get(key) != value]
+            if wrong:
+                return "a warm kernel is not where a cold one would be: " + ", ".join(wrong)
+            tokens.append(found.get("random"))
+        if tokens[0] == tokens[1]:
+            return "two warm kernels share their random state"
+        return None
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        self.process.stdout.close()
+        self.world.remove()

@@ -262,7 +262,7 @@ def test_a_warm_kernel_sees_what_a_cold_one_sees_in_the_same_sandbox(warm_server
         other.remove()
         secret.unlink()
     assert warm["seen"] == [] and cold["seen"] == []
-    for key in ("pid", "processes", "cwd", "devicelab", "interfaces", "status"):
+    for key in ("pid", "fds", "processes", "cwd", "devicelab", "interfaces", "status"):
         assert warm[key] == cold[key], (key, warm[key], cold[key])
     assert warm["processes"] == [1, 2] and warm["interfaces"] == ["lo"]
     assert warm["sys.path"] == [str(world.work), str(world.checks)]  # `python -m` from the world, then PYTHONPATH

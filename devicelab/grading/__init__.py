@@ -9,8 +9,9 @@ SUBMISSIONS are notebooks or folders of notebooks (searched recursively; nbgrade
 (`world.py`): a fresh home, IPython and Jupyter folders and temporary folder, a kernel started from the
 grader's own interpreter by absolute path, and the grader's private copy of devicelab, read-only, written
 from the bytes the grader read and hashed when it started. With the sandbox (on by default where bubblewrap
-runs) the kernel sees the machine read-only, a private /tmp and no network. `-j N` grades N at once; a
-broken, crashing or endless submission is one row and never stops the others.
+runs) the kernel sees the machine read-only, a private /tmp and no network; with two submissions or more its
+kernels are warm (`warm.py`: forks of one interpreter that has imported torch, each inside its own sandbox).
+`-j N` grades N at once; a broken, crashing or endless submission is one row and never stops the others.
 
 How a submission is judged. Two cells of the grader's own, which the student never sees (they are not in
 the kernel's input history), surround the student's cells; each runs `kernel.py` from the private copy after

@@ -44,6 +44,7 @@ PRELOAD = ("numpy", "torch", "torch._dynamo", "ipykernel.ipkernel", "ipykernel.z
 NAMESPACES = ("user", "ipc", "uts", "net", "pid", "mnt")  # the user namespace first: it grants the rest
 CAP_SETS = ("CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb")
 ENTER_FAILED = 97  # the exit status of a fork that could not enter its sandbox (no kernel ran: the client starts cold)
+PR_SET_PDEATHSIG = 1  # linux/prctl.h
 PROBE = "--probe"  # kernel arguments that ask for the grader's check of a warm kernel's sandbox instead
 
 
@@ -135,6 +136,8 @@ def serve(path: str) -> dict | None:
                     for target, fd in enumerate(fds):
                         os.dup2(fd, target)
                         os.close(fd)
+                    os.closerange(3, told_w)  # nothing the server opened (torch's included) goes into a sandbox
+                    os.closerange(told_w + 1, os.sysconf("SC_OPEN_MAX"))
                     request["told"] = told_w
                     return request
                 os.close(told_w)
@@ -208,6 +211,7 @@ def enter(request: dict) -> None:
     try:
         wanted = _status(sandbox)
         libc = _libc()
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)  # ends with the server
         root = os.open(f"/proc/{sandbox}/root", os.O_RDONLY | os.O_DIRECTORY)
         joined = [(ns, os.open(f"/proc/{sandbox}/ns/{ns}", os.O_RDONLY)) for ns in NAMESPACES
                   if os.readlink(f"/proc/{sandbox}/ns/{ns}") != os.readlink(f"/proc/self/ns/{ns}")]
@@ -253,8 +257,8 @@ def _drop_to(wanted: dict[str, str]) -> None:
     import ctypes
 
     libc = _libc()
-    pr_set_pdeathsig, pr_capbset_read, pr_capbset_drop, pr_cap_ambient, clear_all, no_new_privs = 1, 23, 24, 47, 4, 38
-    libc.prctl(pr_set_pdeathsig, signal.SIGKILL, 0, 0, 0)
+    pr_capbset_read, pr_capbset_drop, pr_cap_ambient, clear_all, no_new_privs = 23, 24, 47, 4, 38
+    libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)  # ends with the fork that waits for it
     if not wanted.get("Groups", "").strip():
         try:
             os.setgroups([])
@@ -308,7 +312,9 @@ def become(request: dict, wanted: dict[str, str], ready: int) -> None:
     if request["args"][:1] == [PROBE]:
         _probe(request["args"][1:])
         os._exit(0)
-    sys.argv = ["ipykernel_launcher", *request["args"]]
+    import importlib.util
+
+    sys.argv = [importlib.util.find_spec("ipykernel_launcher").origin, *request["args"]]
     from ipykernel import kernelapp
 
     kernelapp.launch_new_instance()
@@ -322,7 +328,8 @@ def _probe(hidden: list[str]) -> None:
     with open("/proc/self/net/dev", encoding="ascii") as file:
         interfaces = sorted(line.split(":")[0].strip() for line in file.read().splitlines()[2:])
     print(json.dumps({
-        "pid": os.getpid(), "processes": sorted(int(p) for p in os.listdir("/proc") if p.isdigit()),
+        "pid": os.getpid(), "fds": sorted(int(fd) for fd in os.listdir("/proc/self/fd")),
+        "processes": sorted(int(p) for p in os.listdir("/proc") if p.isdigit()),
         "cwd": os.getcwd(), "sys.path": sys.path[:2], "devicelab": spec.origin if spec else None,
         "seen": [p for p in hidden if os.path.exists(p)], "interfaces": interfaces,
         "status": {k: v for k, v in _status("self").items() if k in (*CAP_SETS, "NoNewPrivs", "Groups", "Uid")},
@@ -363,6 +370,10 @@ def client(path: str, bwrap: list[str], args: list[str]) -> None:
     import subprocess
 
     cold = [*bwrap, sys.executable, "-s", "-m", "ipykernel_launcher", *args]
+    try:
+        _libc().prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)  # ends with whoever started it, as bwrap would
+    except (OSError, AttributeError):
+        pass
     changes, cwd = _sandbox_settings(bwrap)
     env = {k: v for k, v in os.environ.items() if changes.get(k, v) is not None}
     env.update({k: v for k, v in changes.items() if v is not None})

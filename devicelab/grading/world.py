@@ -11,6 +11,10 @@ private `/tmp`, its own processes and no network: not the instructor's home, the
 checkout. Only its world is writable, and the private copy is bound read-only on top of it (and is what the
 student's `import devicelab` finds).
 
+A warm kernel (`warm.py`, `WarmServer`) joins the same sandbox instead of being started inside it: bubblewrap
+makes the sandbox as above around a placeholder process, and the kernel, a fork of a server that has imported
+torch, enters its namespaces.
+
 Without the sandbox, the grader makes itself a child subreaper (Linux) and, when a kernel has ended, ends every
 process the kernel left behind (`leftovers`).
 """

@@ -320,3 +320,23 @@ def test_without_its_server_a_warm_kernel_starts_cold_inside_the_sandbox():
         client.stop_channels()
         manager.shutdown_kernel(now=True)
         world.remove()
+
+
+def test_a_warm_kernel_shut_down_at_once_leaves_nothing_behind(warm_server):
+    """The grader ends a kernel by killing the process it started (the client): the sandbox ends with it, and the
+    kernel, whose parent is outside the sandbox, is reaped, so that the sandbox's first process can finish ending
+    and nothing is left for the grader to find (it would mark an honest row)."""
+    world = worlds.new_world()
+    world.write_package({"__init__.py": b""})
+    worlds.become_subreaper()  # as the grader is: orphans of the sandbox come here
+    before = worlds.children()
+    manager, client = start_kernel(world, worlds.kernel_argv(world, True, warm_server.path))
+    try:
+        kernel = manager.provisioner.pid
+        assert run(client, "print(6 * 7)").strip() == "42"
+    finally:
+        client.stop_channels()
+        manager.shutdown_kernel(now=True)
+        left = worlds.end_leftovers(world, before, kernel)
+        world.remove()
+    assert left == []

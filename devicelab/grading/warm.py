@@ -44,7 +44,7 @@ PRELOAD = ("numpy", "torch", "torch._dynamo", "ipykernel.ipkernel", "ipykernel.z
 NAMESPACES = ("user", "ipc", "uts", "net", "pid", "mnt")  # the user namespace first: it grants the rest
 CAP_SETS = ("CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb")
 ENTER_FAILED = 97  # the exit status of a fork that could not enter its sandbox (no kernel ran: the client starts cold)
-PR_SET_PDEATHSIG = 1  # linux/prctl.h
+PR_SET_PDEATHSIG, PR_SET_CHILD_SUBREAPER = 1, 36  # linux/prctl.h
 PROBE = "--probe"  # kernel arguments that ask for the grader's check of a warm kernel's sandbox instead
 
 
@@ -89,6 +89,10 @@ def serve(path: str) -> dict | None:
 
     for name in PRELOAD:
         importlib.import_module(name)
+    # A kernel is a grandchild of the server (its fork waits for it from outside the sandbox). Should that fork
+    # end first, the kernel comes to the server, which reaps it: a kernel nobody reaps keeps its PID in the
+    # sandbox's namespace, and the namespace's first process cannot finish ending until that PID is freed.
+    _libc().prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
     parent = os.getppid()
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(path)
@@ -103,11 +107,12 @@ def serve(path: str) -> dict | None:
     selector.register(listener, selectors.EVENT_READ, "listen")
     selector.register(wake_r, selectors.EVENT_READ, "wake")
     forks: dict[int, socket.socket] = {}  # the fork that entered a sandbox -> its client's connection
+    kernels: dict[int, int] = {}  # the fork that entered a sandbox -> its kernel
     print("ready", flush=True)
     while True:
         if stopping or os.getppid() != parent:  # the grader is done or gone: so are its kernels
             for pid in forks:
-                _kill(pid)
+                _kill(kernels.get(pid), pid)
             while True:
                 try:
                     os.wait()
@@ -147,6 +152,8 @@ def serve(path: str) -> dict | None:
                     said = told.read(32).strip()
                 kernel = int(said) if said.isdigit() else None
                 forks[pid] = conn
+                if kernel is not None:
+                    kernels[pid] = kernel
                 selector.register(conn, selectors.EVENT_READ, pid)
                 send(conn, {"pid": kernel})
             elif key.data == "wake":
@@ -154,24 +161,27 @@ def serve(path: str) -> dict | None:
                     os.read(wake_r, 4096)
                 except BlockingIOError:
                     pass
-                _reap(forks, selector)
+                _reap(forks, kernels, selector)
             else:  # a client's connection: it never writes again, so this is its end
                 pid = key.data
                 selector.unregister(key.fileobj)
                 key.fileobj.close()
                 forks.pop(pid, None)
-                _kill(pid)
-                _reap(forks, selector)
+                _kill(kernels.pop(pid, None), pid)
+                _reap(forks, kernels, selector)
 
 
-def _kill(pid: int) -> None:
-    try:
-        os.kill(pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
+def _kill(*pids: int | None) -> None:
+    for pid in pids:
+        try:
+            if pid is not None:
+                os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
 
 
-def _reap(forks: dict[int, socket.socket], selector) -> None:  # noqa: ANN001 - a selectors.BaseSelector
+def _reap(forks: dict[int, socket.socket], kernels: dict[int, int], selector) -> None:  # noqa: ANN001
+    """Reap every ended child (forks, and kernels whose fork ended first); tell each fork's client its status."""
     while True:
         try:
             pid, status = os.waitpid(-1, os.WNOHANG)
@@ -179,6 +189,7 @@ def _reap(forks: dict[int, socket.socket], selector) -> None:  # noqa: ANN001 - 
             return
         if pid == 0:
             return
+        kernels.pop(pid, None)
         conn = forks.pop(pid, None)
         if conn is not None:
             selector.unregister(conn)

@@ -22,7 +22,7 @@ import pytest
 from devicelab.grading import world as worlds
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from test_grading import EXERCISES, notebook, plant  # noqa: E402
+from test_grading import EXERCISES, FORGE_PRIVATE_COPY, notebook, plant  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 MARK = f"devicelab-forgery-{uuid.uuid4().hex[:12]}"  # in every process a forgery starts: how the test finds them
@@ -110,6 +110,7 @@ def forgeries() -> dict[str, dict]:
         "forge-subclass.ipynb": plant(solved, replace={"def to_device(": LYING_TO_DEVICE}),
         "forge-outlive.ipynb": plant(untouched, after={"ex1, ex2 = lab.exercises": OUTLIVING}),
         "forge-peek.ipynb": plant(untouched, replace={"answer_1 =": PEEKING}),
+        "forge-private-copy.ipynb": plant(untouched, after={"ex1, ex2 = lab.exercises": FORGE_PRIVATE_COPY}),
     }
 
 
@@ -187,6 +188,18 @@ def test_a_submission_cannot_take_a_classmates_answers(isolation):
         assert row["ex1"] != "correct", row
     else:  # the same account can read the files: the scan flags the attempt, and a flagged row earns nothing
         assert row["tampered"] and "keeps from submissions" in " ".join(findings["forge-peek"]["tampered"])
+
+
+def test_a_submission_that_rewrites_its_copy_of_the_checks_harms_no_other(isolation):
+    """Each run has a private copy of the checks: one a submission rewrote is noticed (without the sandbox, where
+    it can be written; in the sandbox it is read-only) and earns nothing, and the honest notebook graded in the same
+    run loads its own copy, untouched."""
+    mode, rows, findings, _ = isolation
+    assert verdicts(rows["forge-private-copy"]) != ["correct"] * len(EXERCISES)
+    if mode == "--no-sandbox":
+        assert any("private copy" in f for f in findings["forge-private-copy"]["tampered"])
+    assert verdicts(rows["honest"]) == ["correct"] * len(EXERCISES)
+    assert not any("private copy" in f or "could not load" in f for f in findings["honest"]["tampered"])
 
 
 def test_in_the_sandbox_another_submission_and_the_checkout_cannot_be_read(tmp_path):

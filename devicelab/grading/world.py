@@ -346,7 +346,10 @@ class WarmServer:
                 done = subprocess.run([os.path.abspath(sys.executable), "-I", "-S", str(WARM), "client", self.path,
                                        str(len(sandbox_args)), *sandbox_args, "--probe",
                                        *[p for p in hidden if p and os.path.exists(p)]],
-                                      cwd=world.work, env=world.env(), capture_output=True, text=True, timeout=120)
+                                      cwd=world.work, env=world.env(), capture_output=True, text=True, timeout=60)
+                said = [line for line in done.stderr.splitlines() if line.startswith("warm kernel: ")]
+                if said:
+                    return said[-1].removeprefix("warm kernel: ")
                 found = json.loads(done.stdout.strip().splitlines()[-1])
             except (OSError, subprocess.SubprocessError, ValueError, IndexError) as error:
                 return f"a warm kernel could not be checked: {type(error).__name__}"

@@ -39,6 +39,7 @@ import socket
 import struct
 import sys
 
+# What a kernel imports before its first cell. Not ipykernel.kernelapp: it reads JPY_PARENT_PID when it is imported.
 PRELOAD = ("numpy", "torch", "torch._dynamo", "ipykernel.ipkernel", "ipykernel.zmqshell", "ipykernel.iostream",
            "jupyter_client.session")
 NAMESPACES = ("user", "ipc", "uts", "net", "pid", "mnt")  # the user namespace first: it grants the rest

@@ -289,10 +289,31 @@ def with_course_search(output: str, prefix: str, others: list[str]) -> str:
 
 
 def on_post_page(output: str, page, config) -> str:
-    """Make each page's search look only at the pages of its own language, and read Chinese sentences."""
+    """Make each page's search look only at the pages of its own language, and read Chinese sentences; on a
+    Chinese page, join the lines of a sentence that the source wraps between two Chinese characters."""
     _download_the_clean_notebook(page)
     prefix, others = _languages(config)
-    return with_course_search(output, prefix, others)
+    output = with_course_search(output, prefix, others)
+    return joined_cjk_lines(output) if prefix.startswith("zh") else output
+
+
+# Han characters, CJK punctuation and full-width forms: a line break between two of them is no space in Chinese,
+# but a browser shows one (Chromium keeps a source line break between Chinese characters as a space).
+_CJK = "\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef"
+_CJK_BREAK = re.compile(f"([{_CJK}])((?:</(?:strong|em|b|i|a|span)>)*)\\n[ \\t]*"
+                        f"((?:<(?:strong|em|b|i|a|span)\\b[^>]*>)*)(?=[{_CJK}])")
+_VERBATIM = re.compile(r"<(pre|code|script|style|textarea)\b.*?</\1>", re.S | re.I)
+
+
+def joined_cjk_lines(html_text: str) -> str:
+    """`html_text` without the line breaks between two Chinese characters (also across the tags of emphasis and
+    links), outside code, scripts, styles and text areas, which are left as they are."""
+    pieces, last = [], 0
+    for block in _VERBATIM.finditer(html_text):
+        pieces += [_CJK_BREAK.sub(r"\1\2\3", html_text[last:block.start()]), block.group(0)]
+        last = block.end()
+    pieces.append(_CJK_BREAK.sub(r"\1\2\3", html_text[last:]))
+    return "".join(pieces)
 
 
 def on_post_template(output: str, template_name: str, config) -> str:

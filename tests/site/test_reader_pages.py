@@ -125,6 +125,53 @@ def test_no_built_page_shows_a_stray_backtick(site):
     assert not stray, "backticks shown as text (a code span that did not close):\n" + "\n".join(stray[:20])
 
 
+CJK = "\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef"
+
+
+INLINE = {"a", "abbr", "b", "em", "i", "kbd", "mark", "q", "s", "small", "span", "strong", "sub", "sup", "u"}
+
+
+def broken_chinese_lines(html: str) -> list[str]:
+    """Where a line break of the source between two Chinese characters reaches the reader as a space: inside the
+    text of one block (a paragraph, a list item, a cell…), across the tags of emphasis and links, outside code."""
+    soup = BeautifulSoup(html, "html.parser")
+    for tag in soup(["script", "style", "pre", "textarea", "template", "svg"]):
+        tag.decompose()
+    for tag in soup("code"):
+        tag.replace_with("x")  # a name in a sentence: a space beside it is wanted
+    blocks: dict[int, list[str]] = {}
+    for string in soup.find_all(string=True):
+        block = next((parent for parent in string.parents if parent.name not in INLINE), None)
+        blocks.setdefault(id(block), []).append(str(string))
+    found = []
+    for pieces in blocks.values():
+        text = "".join(pieces)
+        found += [text[max(0, m.start() - 12):m.end() + 12] for m in re.finditer(f"[{CJK}]\\n[ \\t]*[{CJK}]", text)]
+    return found
+
+
+def test_no_chinese_page_shows_a_space_where_its_source_wraps_a_sentence(site):
+    pages = sorted(p for p in (site / "zh").rglob("*.html") if "assets" not in p.parts)
+    found = {str(p.relative_to(site)): broken_chinese_lines(p.read_text(encoding="utf-8")) for p in pages}
+    found = {page: places for page, places in found.items() if places}
+    assert len(pages) > 20
+    assert not found, "line breaks shown as spaces between Chinese characters:\n" + "\n".join(
+        f"{page}: {places[:3]}" for page, places in list(found.items())[:10])
+
+
+def test_a_wrapped_chinese_sentence_is_joined_and_code_is_left_alone():
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
+    from mkdocs_hooks import joined_cjk_lines
+
+    html = "<p>停不下来的\n单元，和 torch\n导入</p><pre>模型\n数据</pre><li>它的\n<strong>进程</strong>\n结束</li>"
+    joined = "<p>停不下来的单元，和 torch\n导入</p><pre>模型\n数据</pre><li>它的<strong>进程</strong>结束</li>"
+    assert joined_cjk_lines(html) == joined
+    assert len(broken_chinese_lines(html)) == 3  # 的|单, 的|进, 程|结: not torch|导, not the code
+    assert broken_chinese_lines(joined_cjk_lines(html)) == []
+
+
 def test_a_nested_backtick_in_markdown_would_be_caught():
     import markdown
 

@@ -9,8 +9,8 @@ SUBMISSIONS are notebooks or folders of notebooks (searched recursively; nbgrade
 (`world.py`): a fresh home, IPython and Jupyter folders and temporary folder, a kernel started from the
 grader's own interpreter by absolute path, and the grader's private copy of devicelab, read-only, written
 from the bytes the grader read and hashed when it started. With the sandbox (on by default where bubblewrap
-runs) the kernel sees the machine read-only, a private /tmp and no network; with two submissions or more its
-kernels are warm (`warm.py`: forks of one interpreter that has imported torch, each inside its own sandbox).
+runs) the kernel sees the machine read-only, a private /tmp and no network; `--warm-kernels` starts its kernels
+warm (`warm.py`: forks of one interpreter that has imported torch, each inside its own sandbox).
 `-j N` grades N at once; a broken, crashing or endless submission is one row and never stops the others.
 
 How a submission is judged. Two cells of the grader's own, which the student never sees (they are not in
@@ -613,9 +613,9 @@ def main(argv: list[str] | None = None) -> int:
                         help=f"runs of a submission whose kernel dies or hangs, at most (default {MAX_RUNS})")
     parser.add_argument("--sandbox", action=argparse.BooleanOptionalAction, default=None,
                         help="run each kernel under bubblewrap (default: wherever it can run)")
-    parser.add_argument("--warm-kernels", action=argparse.BooleanOptionalAction, default=None,
+    parser.add_argument("--warm-kernels", action=argparse.BooleanOptionalAction, default=False,
                         help="start each sandboxed kernel as a fork of one interpreter that has imported torch, "
-                             "inside its own sandbox (default: with the sandbox, for two submissions or more)")
+                             "inside its own sandbox (off by default)")
     args = parser.parse_args(argv)
     sandbox = args.sandbox is not False
     if sandbox:
@@ -628,8 +628,7 @@ def main(argv: list[str] | None = None) -> int:
     folder = args.feedback if args.feedback is not None else args.out.with_name(args.out.stem + "-details")
     os.environ[HIDDEN_ENV] = os.pathsep.join(str(p.resolve()) for p in (*args.submissions, args.out, folder))
     files = package_files()
-    server = _warm_server(files) if sandbox and (args.warm_kernels or args.warm_kernels is None and
-                                                 len(notebooks) > 1) else None
+    server = _warm_server(files) if sandbox and args.warm_kernels else None
     if not sandbox and args.warm_kernels:
         print("kernels: cold (warm kernels need the sandbox)", file=sys.stderr)
     try:

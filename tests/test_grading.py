@@ -376,8 +376,11 @@ def test_the_sandbox_is_on_where_bubblewrap_runs_and_says_so_once(graded):
     problem = grading.worlds.sandbox_problem()
     assert stderr.count("sandbox") == (1 if problem is None else 2)
     assert ("sandbox: on (bubblewrap)" in stderr) == (problem is None)
-    # asked for warm kernels in the sandbox: each a fork of one server, inside its own sandbox (warm.py)
-    assert ("kernels: warm" in stderr) == (problem is None) and "kernels: cold" not in stderr
+    # asked for warm kernels in the sandbox: each a fork of one server, inside its own sandbox (warm.py), unless
+    # this machine refuses to let a process join a sandbox's namespaces (then the grader says so and runs cold)
+    refused = "kernels: cold (could not enter the sandbox" in stderr and "Operation not permitted" in stderr
+    assert ("kernels: warm" in stderr) == (problem is None and not refused)
+    assert "kernels: cold" not in stderr or refused
 
 
 def test_a_grader_that_gives_up_says_so(stopped):

@@ -231,7 +231,13 @@ def test_in_the_sandbox_another_submission_and_the_checkout_cannot_be_read(tmp_p
 def warm_server():
     if worlds.sandbox_problem() is not None:
         pytest.skip(f"no sandbox here: {worlds.sandbox_problem()}")
+    from devicelab.grading import package_files
+
     server = worlds.WarmServer()
+    problem = server.problem(package_files())
+    if problem is not None and "Operation not permitted" in problem:  # the machine's rule, not the grader's
+        server.stop()
+        pytest.skip(f"this machine does not let a process join a sandbox's namespaces: {problem}")
     yield server
     server.stop()
 

@@ -232,14 +232,15 @@ def graded(tmp_path_factory):
         "forge-private-copy.ipynb": plant(untouched, after={"ex1, ex2 = lab.exercises": FORGE_PRIVATE_COPY}),
         "forge-hijack.ipynb": plant(untouched, after={"ex1, ex2 = lab.exercises": FORGE_HIJACK}),
         "syntax-error.ipynb": plant(solved, replace={"def to_device(": SYNTAX_ERROR_TO_DEVICE}),
-    }, 300, "--warm-kernels")
+    }, 300)
 
 
 @pytest.fixture(scope="module")
 def stopped(tmp_path_factory):
     """Plants that loop or kill their kernel, graded with a short timeout: exercise 1 solved, 2 untouched. Graded as
     an instructor grades in the sandbox where it runs, with warm kernels, so that a warm kernel's death, hang and
-    rerun are tested through the grader (test_grading_isolation.py grades with and without the sandbox)."""
+    rerun are tested through the grader (test_grading_isolation.py grades with cold kernels in the sandbox, and
+    without it)."""
     solved, untouched = notebook("solutions"), notebook("labs")
     answers = "".join(solved["cells"][find(solved, "answer_1 =")]["source"])
     half = plant(untouched, replace={"answer_1 =": answers})
@@ -250,7 +251,7 @@ def stopped(tmp_path_factory):
         "judge-killer.ipynb": plant(half, replace={"def to_device(": KILLING_TO_DEVICE}),
         # its deaths come first, so that each of its runs is short
         "hydra.ipynb": plant(half, prepend=["import os\nos._exit(1)"] * (HYDRA_RUNS + 1)),
-    }, TIMEOUT, "--max-runs", str(HYDRA_RUNS), "--warm-kernels", first=("stubborn.ipynb",), jobs=3)
+    }, TIMEOUT, "--max-runs", str(HYDRA_RUNS), first=("stubborn.ipynb",), jobs=3)
 
 
 def verdicts(row: dict) -> list[str]:
@@ -376,7 +377,7 @@ def test_the_sandbox_is_on_where_bubblewrap_runs_and_says_so_once(graded):
     problem = grading.worlds.sandbox_problem()
     assert stderr.count("sandbox") == (1 if problem is None else 2)
     assert ("sandbox: on (bubblewrap)" in stderr) == (problem is None)
-    # asked for warm kernels in the sandbox: each a fork of one server, inside its own sandbox (warm.py), unless
+    # warm kernels (the default) in the sandbox: each a fork of one server, inside its own sandbox (warm.py), unless
     # this machine refuses to let a process join a sandbox's namespaces (then the grader says so and runs cold)
     refused = "kernels: cold (could not enter the sandbox" in stderr and "Operation not permitted" in stderr
     assert ("kernels: warm" in stderr) == (problem is None and not refused)
@@ -566,7 +567,7 @@ def test_max_runs_is_six_unless_the_instructor_says_otherwise_and_at_least_one(t
 
 
 def test_warm_kernels_are_asked_for_or_refused_in_a_line_of_their_own(tmp_path, monkeypatch):
-    """Warm kernels when asked for, with the sandbox; none by default or with `--no-warm-kernels`; without the
+    """Warm kernels with the sandbox, by default or when asked for; none with `--no-warm-kernels`; without the
     sandbox they are refused in words. (Unreadable files: no kernel starts at all.)"""
     started = []
     monkeypatch.setattr(grading, "_warm_server", lambda files: started.append(files))
@@ -579,10 +580,11 @@ def test_warm_kernels_are_asked_for_or_refused_in_a_line_of_their_own(tmp_path, 
             assert grading.main([str(tmp_path), "--out", str(tmp_path.parent / "g.csv"), *options]) == 0
         return stderr.getvalue()
 
-    said("--sandbox")
     said("--sandbox", "--no-warm-kernels")
-    said("--no-sandbox")
+    assert "kernels" not in said("--no-sandbox", "--no-warm-kernels")
     assert started == []
+    said("--sandbox")
     said("--sandbox", "--warm-kernels")
-    assert len(started) == (1 if grading.worlds.sandbox_problem() is None else 0)
+    assert len(started) == (2 if grading.worlds.sandbox_problem() is None else 0)
+    assert "kernels: cold (warm kernels need the sandbox)" in said("--no-sandbox")
     assert "kernels: cold (warm kernels need the sandbox)" in said("--no-sandbox", "--warm-kernels")

@@ -127,6 +127,8 @@ def alive_with_mark() -> list[int]:
 
 @pytest.fixture(scope="module", params=["--sandbox", "--no-sandbox"])
 def isolation(request):
+    """The forgeries graded in the sandbox with cold kernels (test_grading.py's `graded` grades them warm, the
+    default) and without the sandbox."""
     if request.param == "--sandbox" and worlds.sandbox_problem() is not None:
         pytest.skip(f"no sandbox here: {worlds.sandbox_problem()}")
     folder = ROOT / ".cache" / f"submissions-{uuid.uuid4().hex[:8]}"  # outside /tmp, as an instructor's are
@@ -136,7 +138,7 @@ def isolation(request):
             (folder / name).write_text(json.dumps(nb), encoding="utf-8")
         out, feedback = folder.parent / f"{folder.name}.csv", folder.parent / f"{folder.name}-feedback"
         done = subprocess.run([sys.executable, "-m", "devicelab", "grade", str(folder), "--out", str(out), "-j", "2",
-                               "--timeout", "120", "--feedback", str(feedback), request.param],
+                               "--timeout", "120", "--feedback", str(feedback), request.param, "--no-warm-kernels"],
                               capture_output=True, text=True, timeout=900)
         assert done.returncode == 0, done.stderr[-2000:]
         survivors = alive_with_mark()
@@ -359,3 +361,71 @@ def test_a_warm_kernel_shut_down_at_once_leaves_nothing_behind(warm_server):
         left = worlds.end_leftovers(world, before, kernel)
         world.remove()
     assert left == []
+
+
+def _warm_protocol():  # noqa: ANN202 - a module
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("devicelab_grading_warm_test", worlds.WARM)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_a_client_that_leaves_before_its_answer_ends_neither_the_server_nor_another_kernel(warm_server):
+    """A kernel whose start is given up (its client killed while the server is still answering) must not take the
+    server down: every warm kernel of the run is a child of the server's and would die with it."""
+    protocol = _warm_protocol()
+    world = worlds.new_world()
+    world.write_package({"__init__.py": b""})
+    manager, client = start_kernel(world, worlds.kernel_argv(world, True, warm_server.path))
+    try:
+        assert run(client, "x = 6 * 7\nprint(x)").strip() == "42"
+        for _ in range(8):
+            import socket
+
+            conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            conn.connect(warm_server.path)
+            # a sandbox it cannot enter: the server answers at once, to a client that has already gone
+            protocol.send(conn, {"sandbox": os.getpid(), "cwd": "/", "env": {}, "args": [], "path": []},
+                          fds=[0, 1, 2])
+            conn.close()
+            time.sleep(0.2)
+            assert warm_server.process.poll() is None, "the warm kernel server ended"
+        assert run(client, "print(x)").strip() == "42"  # the same kernel, still alive
+    finally:
+        client.stop_channels()
+        manager.shutdown_kernel(now=True)
+        world.remove()
+
+
+def test_a_warm_kernels_sandbox_reaps_the_processes_its_kernel_orphans(warm_server):
+    """Inside a PID namespace an orphan comes to the namespace's first process; around a warm kernel that is the
+    placeholder, which must reap it as bubblewrap's init does around a cold kernel (no zombie stays)."""
+    world = worlds.new_world()
+    world.write_package({"__init__.py": b""})
+    manager, client = start_kernel(world, worlds.kernel_argv(world, True, warm_server.path))
+    code = """import os, subprocess, sys, time
+orphan = "import subprocess, sys; subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(0.3)'])"
+subprocess.run([sys.executable, "-c", orphan], check=True)  # its child outlives it, then ends
+def states():
+    found = []
+    for pid in (p for p in os.listdir("/proc") if p.isdigit()):
+        try:
+            found.append(open(f"/proc/{pid}/stat").read().rsplit(") ", 1)[1][0])
+        except OSError:
+            pass
+    return found
+deadline = time.monotonic() + 10
+while time.monotonic() < deadline and (len(states()) > 2 or "Z" in states()):
+    time.sleep(0.1)
+print(os.getppid(), sorted(states()))
+"""
+    try:
+        parent, said = run(client, code).strip().split(" ", 1)
+    finally:
+        client.stop_channels()
+        manager.shutdown_kernel(now=True)
+        world.remove()
+    assert parent == "0"  # a warm kernel: its parent is outside the sandbox (a cold one's is bubblewrap's init, 1)
+    assert "Z" not in said and said.count("'") == 4, said  # the placeholder and the kernel, neither a zombie

@@ -9,8 +9,8 @@ SUBMISSIONS are notebooks or folders of notebooks (searched recursively; nbgrade
 (`world.py`): a fresh home, IPython and Jupyter folders and temporary folder, a kernel started from the
 grader's own interpreter by absolute path, and the grader's private copy of devicelab, read-only, written
 from the bytes the grader read and hashed when it started. With the sandbox (on by default where bubblewrap
-runs) the kernel sees the machine read-only, a private /tmp and no network; `--warm-kernels` starts its kernels
-warm (`warm.py`: forks of one interpreter that has imported torch, each inside its own sandbox).
+runs) the kernel sees the machine read-only, a private /tmp and no network, and kernels start warm (`warm.py`:
+forks of one interpreter that has imported torch, each inside its own sandbox; `--no-warm-kernels`: each fresh).
 `-j N` grades N at once; a broken, crashing or endless submission is one row and never stops the others.
 
 How a submission is judged. Two cells of the grader's own, which the student never sees (they are not in
@@ -613,9 +613,9 @@ def main(argv: list[str] | None = None) -> int:
                         help=f"runs of a submission whose kernel dies or hangs, at most (default {MAX_RUNS})")
     parser.add_argument("--sandbox", action=argparse.BooleanOptionalAction, default=None,
                         help="run each kernel under bubblewrap (default: wherever it can run)")
-    parser.add_argument("--warm-kernels", action=argparse.BooleanOptionalAction, default=False,
+    parser.add_argument("--warm-kernels", action=argparse.BooleanOptionalAction, default=True,
                         help="start each sandboxed kernel as a fork of one interpreter that has imported torch, "
-                             "inside its own sandbox (off by default)")
+                             "inside its own sandbox (the default; --no-warm-kernels starts each one fresh)")
     args = parser.parse_args(argv)
     sandbox = args.sandbox is not False
     if sandbox:

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import json
 import os
+import selectors
 import signal
 import socket
 import struct
@@ -48,6 +49,20 @@ CLONE_FLAGS = {"user": 0x10000000, "ipc": 0x08000000, "uts": 0x04000000, "net": 
 CAP_SETS = ("CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb")
 ENTER_FAILED = 97  # the exit status of a fork that could not enter its sandbox (no kernel ran: the client starts cold)
 PR_SET_PDEATHSIG, PR_SET_CHILD_SUBREAPER = 1, 36  # linux/prctl.h
+# The sandbox's first process while a warm kernel runs in it (bubblewrap's --as-pid-1): it lives until the client
+# closes its standard input, and reaps what the kernel's processes leave behind (orphans inside a PID namespace come
+# to its first process, as they would to bubblewrap's own init around a cold kernel).
+PLACEHOLDER = """import os, signal
+def reap(*_):
+    try:
+        while os.waitpid(-1, os.WNOHANG)[0]:
+            pass
+    except ChildProcessError:
+        pass
+signal.signal(signal.SIGCHLD, reap)
+while os.read(0, 1):
+    pass
+"""
 PROBE = "--probe"  # kernel arguments that ask for the grader's check of a warm kernel's sandbox instead
 
 
@@ -88,7 +103,6 @@ def recv(conn: socket.socket, with_fds: int = 0) -> tuple[dict | None, list[int]
 def serve(path: str) -> dict | None:
     """Preload, then fork per request. Returns (in a fork only) the request that fork must run."""
     import importlib
-    import selectors
 
     for name in PRELOAD:
         importlib.import_module(name)
@@ -110,12 +124,10 @@ def serve(path: str) -> dict | None:
     selector.register(listener, selectors.EVENT_READ, "listen")
     selector.register(wake_r, selectors.EVENT_READ, "wake")
     forks: dict[int, socket.socket] = {}  # the fork that entered a sandbox -> its client's connection
-    kernels: dict[int, int] = {}  # the fork that entered a sandbox -> its kernel
     print("ready", flush=True)
     while True:
         if stopping or os.getppid() != parent:  # the grader is done or gone: so are its kernels
-            for pid in forks:
-                _kill(kernels.get(pid), pid)
+            _kill(*forks)
             while True:
                 try:
                     os.wait()
@@ -123,55 +135,81 @@ def serve(path: str) -> dict | None:
                     return None
         for key, _ in selector.select(timeout=1.0):
             if key.data == "listen":
-                conn, _ = listener.accept()
-                request, fds = recv(conn, with_fds=3)
-                if request is None or len(fds) != 3 or not isinstance(request.get("sandbox"), int):
-                    for fd in fds:
-                        os.close(fd)
-                    conn.close()
-                    continue
-                told_r, told_w = os.pipe()
-                pid = os.fork()
-                if pid == 0:  # leave every server resource behind
-                    signal.set_wakeup_fd(-1)
-                    for signum in (signal.SIGCHLD, signal.SIGTERM):
-                        signal.signal(signum, signal.SIG_DFL)
-                    selector.close()
-                    for other in (listener, conn, *forks.values()):
-                        other.close()
-                    for fd in (wake_r, wake_w, told_r):
-                        os.close(fd)
-                    for target, fd in enumerate(fds):
-                        os.dup2(fd, target)
-                        os.close(fd)
-                    os.closerange(3, told_w)  # nothing the server opened (torch's included) goes into a sandbox
-                    os.closerange(told_w + 1, os.sysconf("SC_OPEN_MAX"))
-                    request["told"] = told_w
+                request = _accept(listener, selector, forks, (wake_r, wake_w))
+                if request is not None:  # in the new fork
                     return request
-                os.close(told_w)
-                for fd in fds:
-                    os.close(fd)
-                with os.fdopen(told_r, "rb") as told:  # the kernel's process id, or nothing: it could not enter
-                    said = told.read(32).strip()
-                kernel = int(said) if said.isdigit() else None
-                forks[pid] = conn
-                if kernel is not None:
-                    kernels[pid] = kernel
-                selector.register(conn, selectors.EVENT_READ, pid)
-                send(conn, {"pid": kernel})
             elif key.data == "wake":
                 try:
                     os.read(wake_r, 4096)
                 except BlockingIOError:
                     pass
-                _reap(forks, kernels, selector)
+                _reap(forks, selector)
             else:  # a client's connection: it never writes again, so this is its end
-                pid = key.data
-                selector.unregister(key.fileobj)
-                key.fileobj.close()
-                forks.pop(pid, None)
-                _kill(kernels.pop(pid, None), pid)
-                _reap(forks, kernels, selector)
+                _drop(key.data, forks, selector)
+                _reap(forks, selector)
+
+
+def _accept(listener: socket.socket, selector, forks: dict[int, socket.socket],  # noqa: ANN001
+            own: tuple[int, int]) -> dict | None:
+    """Take one client's request and fork the process that enters its sandbox; returns the request in that fork
+    (None in the server). A client that leaves before its answer (killed while it starts, say) ends only its own
+    kernel: never the server, nor the others'."""
+    try:
+        conn, _ = listener.accept()
+    except OSError:
+        return None
+    try:
+        request, fds = recv(conn, with_fds=3)
+    except (OSError, ValueError):
+        conn.close()
+        return None
+    if request is None or len(fds) != 3 or not isinstance(request.get("sandbox"), int):
+        for fd in fds:
+            os.close(fd)
+        conn.close()
+        return None
+    told_r, told_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # leave every server resource behind
+        signal.set_wakeup_fd(-1)
+        for signum in (signal.SIGCHLD, signal.SIGTERM):
+            signal.signal(signum, signal.SIG_DFL)
+        selector.close()
+        for other in (listener, conn, *forks.values()):
+            other.close()
+        for fd in (*own, told_r):
+            os.close(fd)
+        for target, fd in enumerate(fds):
+            os.dup2(fd, target)
+            os.close(fd)
+        os.closerange(3, told_w)  # nothing the server opened (torch's included) goes into a sandbox
+        os.closerange(told_w + 1, os.sysconf("SC_OPEN_MAX"))
+        request["told"] = told_w
+        return request
+    os.close(told_w)
+    for fd in fds:
+        os.close(fd)
+    with os.fdopen(told_r, "rb") as told:  # the kernel's process id, or nothing: it could not enter
+        said = told.read(32).strip()
+    forks[pid] = conn
+    selector.register(conn, selectors.EVENT_READ, pid)
+    try:
+        send(conn, {"pid": int(said) if said.isdigit() else None})
+    except OSError:  # the client has left: so does its kernel
+        _drop(pid, forks, selector)
+    return None
+
+
+def _drop(pid: int, forks: dict[int, socket.socket], selector) -> None:  # noqa: ANN001
+    """A client has gone: end its fork, and with the fork its kernel (which dies with its parent, PR_SET_PDEATHSIG).
+    Only the fork is signalled: it is the server's own unreaped child, so its process id cannot be another's yet,
+    whereas the kernel's could be, once its fork has reaped it."""
+    conn = forks.pop(pid, None)
+    if conn is None:  # reaped already (its client was told): its id may be another process's by now
+        return
+    selector.unregister(conn)
+    conn.close()
+    _kill(pid)
 
 
 def _kill(*pids: int | None) -> None:
@@ -183,7 +221,7 @@ def _kill(*pids: int | None) -> None:
             pass
 
 
-def _reap(forks: dict[int, socket.socket], kernels: dict[int, int], selector) -> None:  # noqa: ANN001
+def _reap(forks: dict[int, socket.socket], selector) -> None:  # noqa: ANN001
     """Reap every ended child (forks, and kernels whose fork ended first); tell each fork's client its status."""
     while True:
         try:
@@ -192,7 +230,6 @@ def _reap(forks: dict[int, socket.socket], kernels: dict[int, int], selector) ->
             return
         if pid == 0:
             return
-        kernels.pop(pid, None)
         conn = forks.pop(pid, None)
         if conn is not None:
             selector.unregister(conn)
@@ -248,20 +285,22 @@ def enter(request: dict) -> None:
     except (OSError, ValueError, KeyError) as error:
         _failed("could not enter the sandbox", error)
     ready_r, ready_w = os.pipe()
+    life_r, life_w = os.pipe()  # its write end is open as long as this fork lives
     kernel = os.fork()
     if kernel == 0:
         os.close(told)
         os.close(ready_r)
-        become(request, wanted, ready_w)
+        os.close(life_w)
+        become(request, wanted, ready_w, life_r)
         return
     os.close(ready_w)
+    os.close(life_r)
     with os.fdopen(ready_r, "rb") as ready:
         entered = ready.read(1) == b"1"  # nothing: it could not take the sandbox's privileges, and ended
     if not entered:
         os._exit(ENTER_FAILED)
     os.write(told, str(kernel).encode())
     os.close(told)
-    signal.signal(signal.SIGTERM, lambda *_: os.kill(kernel, signal.SIGKILL))
     while True:
         try:
             _, status = os.waitpid(kernel, 0)
@@ -279,13 +318,19 @@ def _failed(what: str, error: BaseException) -> None:
     os._exit(ENTER_FAILED)
 
 
-def _drop_to(wanted: dict[str, str]) -> None:
-    """Take the placeholder's groups, capability sets and no-new-privileges flag; check that they are ours."""
+def _drop_to(wanted: dict[str, str], life: int) -> None:
+    """End with the fork that waits for it; take the placeholder's groups, capability sets and no-new-privileges
+    flag; check that they are ours."""
     import ctypes
+    import select
 
     libc = _libc()
     pr_capbset_read, pr_capbset_drop, pr_cap_ambient, clear_all, no_new_privs = 23, 24, 47, 4, 38
-    libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)  # ends with the fork that waits for it
+    # The server ends a kernel by killing its fork: the kernel must die with it, even if the fork died before this.
+    libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if select.select([life], [], [], 0)[0]:  # end of file: the fork is gone already
+        os._exit(ENTER_FAILED)
+    os.close(life)
     if not wanted.get("Groups", "").strip():
         try:
             os.setgroups([])
@@ -315,14 +360,14 @@ def _drop_to(wanted: dict[str, str]) -> None:
             raise OSError(f"{key} is {mine.get(key)!r}, not the sandbox's {wanted.get(key)!r}")
 
 
-def become(request: dict, wanted: dict[str, str], ready: int) -> None:
+def become(request: dict, wanted: dict[str, str], ready: int, life: int) -> None:
     """The kernel, inside the sandbox: become what `python -s -m ipykernel_launcher ARGS` would be there."""
     import random
     import tempfile
 
     try:
         os.setsid()  # bubblewrap's --new-session
-        _drop_to(wanted)
+        _drop_to(wanted, life)
     except (OSError, ValueError, KeyError) as error:
         _failed("could not take the sandbox's privileges", error)
     os.write(ready, b"1")
@@ -405,7 +450,7 @@ def client(path: str, bwrap: list[str], args: list[str]) -> None:
     env = {k: v for k, v in os.environ.items() if changes.get(k, v) is not None}
     env.update({k: v for k, v in changes.items() if v is not None})
     info_r, info_w = os.pipe()
-    placeholder = [sys.executable, "-I", "-S", "-c", "import os\nwhile os.read(0, 1): pass"]
+    placeholder = [sys.executable, "-I", "-S", "-c", PLACEHOLDER]
     try:
         sandbox = subprocess.Popen([*bwrap[:-1], "--as-pid-1", "--info-fd", str(info_w), "--", *placeholder],
                                    stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
@@ -432,11 +477,15 @@ def client(path: str, bwrap: list[str], args: list[str]) -> None:
         if args[:1] == [PROBE]:  # the grader's check: a cold kernel would wait for a connection for ever
             sys.exit(ENTER_FAILED)
         os.execv(cold[0], cold)
-    kernel = answer["pid"]
+    try:  # a descriptor of the kernel: a signal passed on can never reach another process that took its id
+        kernel = os.pidfd_open(answer["pid"])
+    except OSError:
+        kernel = None
 
     def forward(signum, _frame) -> None:  # noqa: ANN001 - a signal handler's frame
         try:
-            os.kill(kernel, signum)
+            if kernel is not None:
+                signal.pidfd_send_signal(kernel, signum)
         except ProcessLookupError:
             pass
 

@@ -429,3 +429,32 @@ print(os.getppid(), sorted(states()))
         world.remove()
     assert parent == "0"  # a warm kernel: its parent is outside the sandbox (a cold one's is bubblewrap's init, 1)
     assert "Z" not in said and said.count("'") == 4, said  # the placeholder and the kernel, neither a zombie
+
+
+def test_a_fork_reaped_and_its_client_gone_in_the_same_wake_up_is_dropped_once_and_never_signalled():
+    """The server sees a fork end (it reaps it and tells its client) and that client's connection close in one
+    wake-up: the second event must neither fail (the connection is no longer watched) nor signal the process id,
+    which the fork no longer holds. (In a process of its own: the server's reaping takes any child.)"""
+    script = f"""
+import importlib.util, os, selectors, socket
+spec = importlib.util.spec_from_file_location("warm", {str(worlds.WARM)!r})
+protocol = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(protocol)
+signalled = []
+protocol._kill = lambda *pids: signalled.extend(pids)
+pid = os.fork()
+if pid == 0:
+    os._exit(0)
+ours, theirs = socket.socketpair()
+selector = selectors.DefaultSelector()
+selector.register(ours, selectors.EVENT_READ, pid)
+forks = {{pid: ours}}
+theirs.close()
+os.waitid(os.P_PID, pid, os.WEXITED | os.WNOWAIT)  # ended, not reaped yet
+protocol._reap(forks, selector)
+protocol._drop(pid, forks, selector)
+print(forks, signalled, dict(selector.get_map()))
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["{}", "[]", "{}"]

@@ -1,6 +1,6 @@
 """Time the grader on the honest notebooks of every lab (each lab's solution in Chinese and its untouched student
-version in English: 18 submissions), graded three ways: warm kernels in the sandbox (`--warm-kernels`), cold kernels
-in the sandbox (the default), and cold kernels without it (`--no-sandbox`).
+version in English: 18 submissions), graded three ways: warm kernels in the sandbox (the default), cold kernels in
+the sandbox (`--no-warm-kernels`), and cold kernels without it (`--no-sandbox`).
 
     .venv/bin/python tools/bench_grading.py [-j 2] [--modes warm cold no-sandbox]
 
@@ -23,7 +23,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-MODES = {"warm": ["--sandbox", "--warm-kernels"], "cold": ["--sandbox"], "no-sandbox": ["--no-sandbox"]}
+MODES = {"warm": ["--sandbox", "--warm-kernels"], "cold": ["--sandbox", "--no-warm-kernels"],
+         "no-sandbox": ["--no-sandbox"]}
 
 
 def busy_seconds() -> float:

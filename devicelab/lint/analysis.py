@@ -912,10 +912,12 @@ class Analysis:
 
     def _optimized_model(self, call: ast.Call) -> str:
         params = call.args[0] if call.args else keyword(call, "params")
-        models = {node.func.value.id for node in self.walk(params) if isinstance(node, ast.Call) and isinstance(
-            node.func, ast.Attribute) and node.func.attr in ("parameters", "named_parameters") and isinstance(
-            node.func.value, ast.Name)} if params is not None else set()
-        return models.pop() if len(models) == 1 else ""
+        from .flow import held_name
+
+        models = {held_name(node.func.value) for node in self.walk(params) if isinstance(node, ast.Call) and isinstance(
+            node.func, ast.Attribute) and node.func.attr in ("parameters", "named_parameters")} if params is not None \
+            else set()
+        return models.pop() or "" if len(models) == 1 else ""
 
     # --- running ----------------------------------------------------------------------------------------------
 

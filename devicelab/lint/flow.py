@@ -203,14 +203,15 @@ class Walker:
 
     def assign(self, target: ast.expr, value: Value | None, source: ast.expr | None) -> None:
         """`target = source`, whose value is `value`."""
-        if isinstance(target, ast.Name):
+        name = held_name(target)
+        if name is not None:
             # `model = model.to(device)` moves the model the optimizer and the wrapper hold
             if isinstance(source, ast.Call) and isinstance(source.func, ast.Attribute) and source.func.attr in (
-                    "to", "cuda") and isinstance(source.func.value, ast.Name) and source.func.value.id == target.id:
-                self.moved(target.id, source)
-                self.set(target.id, value)
+                    "to", "cuda") and held_name(source.func.value) == name:
+                self.moved(name, source)
+                self.set(name, value)
                 return
-            self.bind(target.id, value)
+            self.bind(name, value)
         elif isinstance(target, (ast.Tuple, ast.List)):
             for index, elt in enumerate(target.elts):
                 item = value.item(index) if value is not None else None
@@ -239,9 +240,10 @@ class Walker:
             if isinstance(call.func, ast.Attribute):
                 for hook in a.methods_named.get(call.func.attr, ()):
                     hook(self, call, name, stmt)
-        if isinstance(call.func, ast.Attribute) and call.func.attr in DEVICE_MOVES and isinstance(
-                call.func.value, ast.Name):
-            self.moved(call.func.value.id, call)
+        if isinstance(call.func, ast.Attribute) and call.func.attr in DEVICE_MOVES:
+            name = held_name(call.func.value)
+            if name is not None:
+                self.moved(name, call)
 
     def arguments(self, call: ast.Call) -> list[tuple[str | int, Value | None]]:
         """The values a call passes, by position and by keyword (a parameter of this scope stays a param)."""
@@ -291,3 +293,13 @@ class Walker:
         """`.numpy(force=True)` copies to the CPU itself."""
         force = keyword(call, "force")
         return force is not None and not (isinstance(force, ast.Constant) and force.value is False)
+
+
+def held_name(node: ast.expr) -> str | None:
+    """The name a value is held under in a scope: `model`, or `self.model` (an attribute of the instance, followed
+    within one method; never looked up as a plain name)."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
+        return f"self.{node.attr}"
+    return None

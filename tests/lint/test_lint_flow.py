@@ -222,3 +222,20 @@ def test_dl102_reads_a_moved_models_own_tensors_as_on_the_device(read: str) -> N
 ])
 def test_dl102_leaves_a_models_tensors_alone_where_they_are_on_the_cpu(body: str) -> None:
     assert codes(body) == []
+
+
+def test_dl702_follows_a_model_and_its_optimizer_kept_on_self() -> None:
+    init = ("class Trainer:\n    def __init__(self, path):\n        self.model = nn.Linear(3, 3)\n"
+            "        self.opt = torch.optim.SGD(self.model.parameters(), lr=0.1)\n"
+            "        self.opt.load_state_dict(torch.load(path, map_location='cpu')['opt'])\n"
+            "        self.model = self.model.to(torch.device('cuda', 0))\n")
+    assert codes(init) == ["DL702"]
+    assert codes(init.replace("self.model = self.model.to(", "self.model.to(")) == ["DL702"]  # moved in place
+    load = "        self.opt.load_state_dict(torch.load(path, map_location='cpu')['opt'])\n"
+    moved_first = init.replace(load, "") + load  # the model moved, then the optimizer's state loaded
+    assert codes(moved_first) == []
+    # kept on self by one method and moved by another: each method is read on its own, so nothing is said
+    split = init.replace("        self.model = self.model.to(", "\n    def setup(self):\n        self.model.to(")
+    assert codes(split) == []
+    # a name that only looks like one kept on self (another object's attribute) is not followed
+    assert codes(init.replace("self.", "trainer.").replace("(trainer, path)", "(self, path)")) == []

@@ -239,3 +239,16 @@ def test_dl702_follows_a_model_and_its_optimizer_kept_on_self() -> None:
     assert codes(split) == []
     # a name that only looks like one kept on self (another object's attribute) is not followed
     assert codes(init.replace("self.", "trainer.").replace("(trainer, path)", "(self, path)")) == []
+
+
+def test_dl201_finds_a_model_built_inside_the_wrap() -> None:
+    net = "class Net(nn.Module):\n    def forward(self, x):\n        return x\n\n\n"
+    body = "model = nn.DataParallel(Net())\nprint(model(torch.randn(2, 2).to('cuda')))\n"
+    found = lint_text(HEAD + net + body)
+    assert [p.code for p in found] == ["DL201"] and "`Net()`" in found[0].message("en")
+    assert codes(net + body.replace("(Net())", "(nn.Linear(2, 2))")) == ["DL201"]
+    # left alone: the wrapper moved after, a single device id, the wrapper handed on or returned
+    assert codes(net + body + "model.to('cuda')\n") == []
+    assert codes(net + body.replace("(Net())", "(Net(), device_ids=[0])")) == []
+    assert codes(net + "def build():\n    return nn.DataParallel(Net())\n") == []
+    assert codes(net + body + "trainer.fit(model)\n") == []

@@ -1,7 +1,8 @@
 """DL201: `nn.DataParallel(model)` around a model that is never moved to the GPU (chapter 02).
 
-Flagged when the model was built in the same scope, is not moved before the wrap, and neither it nor its wrapper
-is moved, handed to other code (except a local function that only calls it) or returned after. Not flagged:
+Flagged when the model was built in the same scope (or in the call itself: `nn.DataParallel(Net())`), is not moved
+before the wrap, and neither it nor its wrapper is moved, handed to other code (except a local function that only
+calls it) or returned after. Not flagged:
 `device_ids=[one id]` (DataParallel then moves the model itself), a model handed in, a model moved in either
 branch of an `if`."""
 
@@ -25,35 +26,43 @@ class DataParallelUnmoved(Check):
     calls = DATA_PARALLEL
 
     def call(self, walker: Walker, call: ast.Call, name: str | None, stmt: ast.stmt) -> None:
-        if name not in DATA_PARALLEL or not call.args or not isinstance(call.args[0], ast.Name):
+        if name not in DATA_PARALLEL or not call.args:
             return
         ids = keyword(call, "device_ids")
         if isinstance(ids, (ast.List, ast.Tuple)) and len(ids.elts) == 1:
             return  # with a single device id, DataParallel moves the model itself
-        model = call.args[0].id
-        value = walker.env.get(model)
+        model: str | None
+        if isinstance(call.args[0], ast.Name):
+            model = call.args[0].id
+            value = walker.env.get(model)
+        elif isinstance(call.args[0], ast.Call):  # nn.DataParallel(Net()): a model built right there
+            model = None
+            value = self.a.value(call.args[0], walker.env)
+        else:
+            return
         if value is None or value.kind != "module" or not value.created or value.device:
             return
         wrapper = None
         if isinstance(stmt, ast.Assign) and stmt.value is call and len(stmt.targets) == 1 and isinstance(
                 stmt.targets[0], ast.Name):
             wrapper = stmt.targets[0].id
-        elif not (isinstance(stmt, ast.Expr) and stmt.value is call):
+        elif model is None or not (isinstance(stmt, ast.Expr) and stmt.value is call):
             return  # the wrapper goes somewhere the linter does not follow
-        walker.state(self).setdefault("wraps", []).append((call, model, wrapper, stmt))
+        shown = model or ast.unparse(call.args[0])
+        walker.state(self).setdefault("wraps", []).append((call, model, wrapper, stmt, shown))
 
     def block_end(self, walker: Walker) -> None:
-        for call, model, wrapper, stmt in walker.state(self).pop("wraps", []):
+        for call, model, wrapper, stmt, shown in walker.state(self).pop("wraps", []):
             if self.never_moved_after(walker, stmt, model, wrapper):
-                self.a.add(self.code, call, name=model)
+                self.a.add(self.code, call, name=shown if len(shown) <= 40 else shown[:37] + "...")
 
-    def never_moved_after(self, walker: Walker, stmt: ast.stmt, model: str, wrapper: str | None) -> bool:
+    def never_moved_after(self, walker: Walker, stmt: ast.stmt, model: str | None, wrapper: str | None) -> bool:
         """After `stmt`, neither the model nor its wrapper is moved, handed to other code or returned."""
         try:
             start = walker.statements.index(stmt)
         except ValueError:
             return False
-        live = {model} | ({wrapper} if wrapper else set())
+        live = ({model} if model else set()) | ({wrapper} if wrapper else set())
         for later in walker.statements[start + 1:]:
             if isinstance(later, ast.ClassDef):
                 continue

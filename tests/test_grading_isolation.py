@@ -458,3 +458,40 @@ print(forks, signalled, dict(selector.get_map()))
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.split() == ["{}", "[]", "{}"]
+
+
+SLOW_BWRAP = """#!{python}
+# bubblewrap, made slow to build its sandbox: thousands of folders to create after it has told the process id
+import os, shutil, sys
+args = sys.argv[1:]
+at = args.index("--as-pid-1")
+slow = [x for i in range(4000) for x in ("--dir", f"/tmp/slow/{{i}}")]
+os.execv(shutil.which("bwrap"), ["bwrap", *args[:at], *slow, *args[at:]])
+"""
+
+
+def test_a_warm_kernel_waits_until_bubblewrap_has_made_its_sandbox(warm_server, tmp_path):
+    """bubblewrap tells the sandbox's process id (--info-fd) as soon as that process exists, before its mounts, root
+    and capabilities are made: a kernel that joined then would see the machine. It joins once the placeholder runs."""
+    from devicelab.grading import package_files
+
+    slow = tmp_path / "bwrap"
+    slow.write_text(SLOW_BWRAP.format(python=sys.executable), encoding="utf-8")
+    slow.chmod(0o755)
+    world = worlds.new_world()
+    try:
+        world.write_package(package_files())
+        hidden = [str(ROOT / "README.md"), warm_server.path]
+        cold = probe_cold(world, hidden)
+        sandbox_args = worlds.bwrap_prefix(world)
+        sandbox_args[0] = str(slow)
+        for _ in range(2):
+            done = subprocess.run([sys.executable, "-I", "-S", str(worlds.WARM), "client", warm_server.path,
+                                   str(len(sandbox_args)), *sandbox_args, "--probe", *hidden],
+                                  capture_output=True, text=True, timeout=120, env=world.env(), cwd=world.work)
+            assert done.returncode == 0, done.stderr[-2000:]
+            warm = json.loads(done.stdout)
+            assert warm["seen"] == [] and warm["processes"] == [1, 2] and warm["status"] == cold["status"]
+            assert warm["cwd"] == str(world.work)
+    finally:
+        world.remove()

@@ -11,7 +11,8 @@ How one kernel starts (this file is run by path, with the standard library only;
 - jupyter_client starts the *client* (`python -I -S warm.py client SOCKET N BWRAP... ARGS...`) as the kernel's
   process. The client starts bubblewrap exactly as the cold path would (the same arguments from
   `world.bwrap_prefix`), with a placeholder process in place of the kernel (`--as-pid-1`, so that the sandbox
-  ends when the placeholder does), and learns its process id (`--info-fd`).
+  ends when the placeholder does), learns its process id (`--info-fd`), and waits until the placeholder runs:
+  bubblewrap tells the id before it has made the sandbox (mounts, root, capabilities).
 - The client sends the server that process id, the kernel's folder, environment and arguments, and its own
   standard streams. The server forks; the fork joins the placeholder's namespaces (user where it is another
   one, IPC, UTS, network, PID, mount), takes its root folder, and forks once more to be inside the PID
@@ -49,7 +50,8 @@ CLONE_FLAGS = {"user": 0x10000000, "ipc": 0x08000000, "uts": 0x04000000, "net": 
 CAP_SETS = ("CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb")
 ENTER_FAILED = 97  # the exit status of a fork that could not enter its sandbox (no kernel ran: the client starts cold)
 PR_SET_PDEATHSIG, PR_SET_CHILD_SUBREAPER = 1, 36  # linux/prctl.h
-# The sandbox's first process while a warm kernel runs in it (bubblewrap's --as-pid-1): it lives until the client
+# The sandbox's first process while a warm kernel runs in it (bubblewrap's --as-pid-1): it says when it runs (only
+# then has bubblewrap finished the sandbox: its mounts, its root, the capabilities it keeps), lives until the client
 # closes its standard input, and reaps what the kernel's processes leave behind (orphans inside a PID namespace come
 # to its first process, as they would to bubblewrap's own init around a cold kernel).
 PLACEHOLDER = """import os, signal
@@ -60,6 +62,8 @@ def reap(*_):
     except ChildProcessError:
         pass
 signal.signal(signal.SIGCHLD, reap)
+os.write(1, b"r")
+os.close(1)
 while os.read(0, 1):
     pass
 """
@@ -453,15 +457,21 @@ def client(path: str, bwrap: list[str], args: list[str]) -> None:
     placeholder = [sys.executable, "-I", "-S", "-c", PLACEHOLDER]
     try:
         sandbox = subprocess.Popen([*bwrap[:-1], "--as-pid-1", "--info-fd", str(info_w), "--", *placeholder],
-                                   stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                    pass_fds=[info_w])
     except OSError:
         os.execv(cold[0], cold)
     os.close(info_w)
     with os.fdopen(info_r, "rb") as info:
         said = info.read(4096)
+    # bubblewrap tells the process id as soon as the process exists, before it has made the sandbox: joining then
+    # would take the machine's root and /proc and bubblewrap's capabilities. Wait until the placeholder runs.
+    started = sandbox.stdout.read(1) == b"r"
+    sandbox.stdout.close()
     answer = None
     try:
+        if not started:
+            raise OSError("the sandbox's first process did not start")
         inside = json.loads(said.decode().split("}")[0] + "}")["child-pid"]
         conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         conn.connect(path)

@@ -363,19 +363,10 @@ def test_a_warm_kernel_shut_down_at_once_leaves_nothing_behind(warm_server):
     assert left == []
 
 
-def _warm_protocol():  # noqa: ANN202 - a module
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("devicelab_grading_warm_test", worlds.WARM)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_a_client_that_leaves_before_its_answer_ends_neither_the_server_nor_another_kernel(warm_server):
     """A kernel whose start is given up (its client killed while the server is still answering) must not take the
     server down: every warm kernel of the run is a child of the server's and would die with it."""
-    protocol = _warm_protocol()
+    from warm_kernels import _protocol as protocol  # warm.py, loaded by path
     world = worlds.new_world()
     world.write_package({"__init__.py": b""})
     manager, client = start_kernel(world, worlds.kernel_argv(world, True, warm_server.path))

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from .checkpoints import CheckpointOrigins
 from .flow import Walker
-from .tree import FUNCTIONS, Imports, canonical, has_double_star, is_cuda_literal, keyword, self_attribute
+from .tree import FUNCTIONS, Imports, canonical, has_double_star, held_name, is_cuda_literal, keyword, self_attribute
 from .values import Finding, Value, join
 from .vocabulary import (
     BUILTINS,
@@ -912,12 +912,12 @@ class Analysis:
 
     def _optimized_model(self, call: ast.Call) -> str:
         params = call.args[0] if call.args else keyword(call, "params")
-        from .flow import held_name
-
+        if params is None:
+            return ""
         models = {held_name(node.func.value) for node in self.walk(params) if isinstance(node, ast.Call) and isinstance(
-            node.func, ast.Attribute) and node.func.attr in ("parameters", "named_parameters")} if params is not None \
-            else set()
-        return models.pop() or "" if len(models) == 1 else ""
+            node.func, ast.Attribute) and node.func.attr in ("parameters", "named_parameters")}
+        only = models.pop() if len(models) == 1 else None  # one model (None: one the linter cannot name)
+        return only or ""
 
     # --- running ----------------------------------------------------------------------------------------------
 

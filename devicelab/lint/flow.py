@@ -10,7 +10,7 @@ from dataclasses import replace
 from functools import reduce
 from typing import TYPE_CHECKING, Any
 
-from .tree import FUNCTIONS, keyword
+from .tree import FUNCTIONS, held_name, keyword
 from .values import Value, join
 from .vocabulary import DEVICE_MOVES
 
@@ -293,13 +293,3 @@ class Walker:
         """`.numpy(force=True)` copies to the CPU itself."""
         force = keyword(call, "force")
         return force is not None and not (isinstance(force, ast.Constant) and force.value is False)
-
-
-def held_name(node: ast.expr) -> str | None:
-    """The name a value is held under in a scope: `model`, or `self.model` (an attribute of the instance, followed
-    within one method; never looked up as a plain name)."""
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
-        return f"self.{node.attr}"
-    return None

@@ -60,6 +60,15 @@ def self_attribute(node: ast.AST, self_name: str) -> str | None:
     return None
 
 
+def held_name(node: ast.expr) -> str | None:
+    """The name a value is held under in a scope: `model`, or `self.model` (an attribute of the instance, followed
+    within one method; never looked up as a plain name)."""
+    if isinstance(node, ast.Name):
+        return node.id
+    attr = self_attribute(node, "self")
+    return None if attr is None else f"self.{attr}"
+
+
 def header(stmt: ast.stmt) -> list[ast.AST]:
     """A statement's own expressions: for a compound statement, its test, target or items, not its blocks."""
     if not isinstance(stmt, (ast.For, ast.AsyncFor, ast.While, ast.If, ast.With, ast.AsyncWith, ast.Try,

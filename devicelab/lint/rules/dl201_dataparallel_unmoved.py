@@ -49,12 +49,14 @@ class DataParallelUnmoved(Check):
         elif model is None or not (isinstance(stmt, ast.Expr) and stmt.value is call):
             return  # the wrapper goes somewhere the linter does not follow
         shown = model or ast.unparse(call.args[0])
+        if len(shown) > 40:
+            shown = shown[:37] + "..."
         walker.state(self).setdefault("wraps", []).append((call, model, wrapper, stmt, shown))
 
     def block_end(self, walker: Walker) -> None:
         for call, model, wrapper, stmt, shown in walker.state(self).pop("wraps", []):
             if self.never_moved_after(walker, stmt, model, wrapper):
-                self.a.add(self.code, call, name=shown if len(shown) <= 40 else shown[:37] + "...")
+                self.a.add(self.code, call, name=shown)
 
     def never_moved_after(self, walker: Walker, stmt: ast.stmt, model: str | None, wrapper: str | None) -> bool:
         """After `stmt`, neither the model nor its wrapper is moved, handed to other code or returned."""

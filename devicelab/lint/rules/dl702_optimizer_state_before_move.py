@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
-from ..flow import held_name
+from ..tree import held_name
 from .base import Check
 
 if TYPE_CHECKING:

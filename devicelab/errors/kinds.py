@@ -52,7 +52,14 @@ MADE_WITHOUT_DEVICE = (r"\b(?:intermediate|helper|internal|temporary|auxiliary) 
                        r"\bwith torch\. ?device\(|"
                        # "place zeros(1) on the same device as the param"
                        r"\b(?:zeros|ones|empty|full|arange|randn|rand|eye|tensor)\([^)\n]{0,30}\)[^.\n]{0,30}?"
-                       r"\b(?:on|to) the (?:same|default|right|correct) device\b")
+                       r"\b(?:on|to) the (?:same|default|right|correct) device\b|"
+                       # "some variables in the computation are located in CPU", "tensors being built and processed
+                       # in the layer were always getting sent to 'cpu'"
+                       r"\b(?:variables?|tensors?|values?) (?:used )?in the (?:computation|calculation|function|"
+                       r"method|layer|module|library)\b[^.\n]{0,30}?\b(?:on|in|to) (?:the )?'?(?:CPU|cpu)\b|"
+                       r"\btensors? (?:being |that are |which are |that get |that were )?(?:built|created|constructed|"
+                       r"made|generated)\b[^.\n]{0,60}?\b(?:sent|moved|put|placed|kept|left|on|to|in) (?:to |on |in )?"
+                       r"(?:the )?'?(?:CPU|cpu)\b")
 # A model trained on a GPU and used where there is none, in a poster's words: "Model trained on GPU is unable to
 # predict on CPU", "gpu训练cpu预测"
 TRAINED_ON_GPU_USED_ON_CPU = (
@@ -131,6 +138,8 @@ SAME_DEVICE = ErrorKind(
         r"期望 ?(?P<want>cuda|cpu|CUDA|CPU) ?类型(?:的)?对象,? ?但(?:是)?得到(?:了)? ?(?P<found>cuda|cpu|CUDA|CPU)",
         # a paste cut short after the head, or inside it at the very end of the paste ("... Expected all tensors to
         # be on the sa"); not before "to be": vmap's "Expected all tensors to have the same size ..." starts the same
+        # the 2.8 form cut after the device of the argument it names ("... but got index is on cuda:0...")
+        r"Expected all tensors to be on the same device, but got (?P<arg>\w+) is on (?P<found>" + D + r")",
         r"Expected all tensors to be on the same device",
         r"Expected all tensors to be" + "".join("(?:" + c for c in " on the same devic") + ")?" * 18 + "$",
     ),
@@ -1067,6 +1076,9 @@ TWO_DEVICES = ErrorKind(
         r"placed|copied|shift(?:ed)?|migrated)(?: back| over)? (?:to|on|onto|in|into) (?:the )?" + DW + r"(?![\w-]))",
         # "some of the buffers will store on CPU", "all buffers appear to be stored on cpu", "by default stored on the
         # CPU"
+        # "some variables in the computation are located in CPU", "tensors ... getting sent to 'cpu'"
+        r"(?P<_said>\b(?:[Vv]ariables?|" + THING + r")\b[^.\n]{0,80}?\b(?:located|sent|placed) (?:on|in|to|onto) "
+        r"(?:the )?'?(?:CPU|cpu)'?(?![\w-]))",
         r"(?P<_said>\b" + THING + r"\b[^.\n]{0,40}?\b(?:by default |appears? to be |seems? to be )?"
         r"(?:store[ds]?|stay(?:s|ed)?|remain(?:s|ed)?|kept|created|allocated) (?:on|in|at) (?:the )?" + DW +
         r"(?![\w-]))",
@@ -1194,6 +1206,34 @@ TWO_DEVICES = ErrorKind(
             "zh": "这条报错说同一次计算的张量在不同的设备上，但没有说是哪两个设备。请在 traceback 里找到出错的运算，"
             "打印它用到的每个张量的 `.device`，想清楚本该在哪个设备上，再把不在那里的东西移过去。",
         },
+    },
+)
+
+# DataParallel re-raises a replica's error under its own header; the replica's message follows it ("Original
+# Traceback ..."), and any family that knows that message answers first. Only a paste cut after the header (or one
+# whose message nothing reads) comes here. The error happened inside a replica, on one of several GPUs, which is
+# chapter 06's subject; what it was, the header does not say (a device mix, a shape, StopIteration from
+# `next(self.parameters())`, ...), so it is not called a device error: the reader is sent to chapter 06 and to the
+# replica's own message.
+REPLICA = ErrorKind(
+    name="dataparallel_replica",
+    chapter="06-multigpu",
+    confident=False,
+    device_error=False,
+    candidates=("09-debugging",),
+    fallback=True,
+    device_fields=(),
+    patterns=(r"Caught (?P<exc>[A-Za-z_][\w.]*) in replica (?P<replica>\d+) on device (?P<dev>\d+)",),
+    example="RuntimeError: Caught RuntimeError in replica 1 on device 1.",
+    reading={
+        "en": "DataParallel ran a copy of the model (replica {replica}) on GPU {dev}, and that copy raised "
+        "{exc}; what went wrong is the replica's own message, in the \"Original Traceback\" printed below this line. "
+        "Paste that message here if it is not shown. When it is a device error, it is most often a tensor the model "
+        "makes or keeps on one device (the CPU or `cuda:0`) meeting the replica's inputs on its own GPU.",
+        "zh": "DataParallel 在 GPU {dev} 上运行了模型的一个副本（replica {replica}），这个副本抛出了 {exc}；副本自己的"
+        "报错信息，在这一行下面的 “Original Traceback” 里，那才是真正出错的地方。如果没有显示，请把它粘贴到这里。"
+        "如果它是设备错误，最常见的情况是模型在某个设备（CPU 或 `cuda:0`）上创建或保存的张量，遇到了副本在自己 GPU "
+        "上的输入。",
     },
 )
 
@@ -1515,7 +1555,7 @@ CUDA_FORK = _declined(
 ALL = (
     SAME_DEVICE, CONV, DATAPARALLEL, DDP, INDICES_CURRENT, RNN, CAT, ADVANCED_INDEX, META, GENERATOR, PIN, NUMPY,
     DESERIALIZE, LEGACY_BACKEND, SPARSE_ASSERT, TRITON_POINTER, SPARSE_INDICES, CONTAINER_TO, CUSTOM_OP,
-    PACKED_LENGTHS, GRADIENT_DEVICE, LEGACY_ARGUMENTS, HAND_WRITTEN, TWO_DEVICES, AUTOCAST_DEVICE_TYPE,
+    PACKED_LENGTHS, GRADIENT_DEVICE, LEGACY_ARGUMENTS, HAND_WRITTEN, TWO_DEVICES, REPLICA, AUTOCAST_DEVICE_TYPE,
     STATE_DICT_PREFIX, WEIGHTS_ONLY, DTYPE, SHAPE, OOM, SHARED_GPU, CUDA_FAULT, NO_CUDA, INVALID_ORDINAL, DEVICE_STRING,
     NO_GPU_BUILD, CUDA_FORK, MPS_MISSING_OP, AMP_NEEDS_GPU, OFFLOADED_MOVE, OFFLOADED_MODULES,
     INCOMPLETE_DEVICE_MAP,

@@ -157,6 +157,9 @@ INSIDE = [
     "Tensors on different devices: the lookup table is initialized on the default device, not the input's.",
     "The offsets were made inside a with torch.device(...) block, so they ended up on different devices.",
     "Put ones(3) on the same device as the weights to avoid tensors on different devices.",
+    # the fifteenth batch's development half: a library's own tensors left on the CPU, in a poster's words
+    "With every input on cuda the rotation fails: it seems some variables in the computation are located in CPU.",
+    "Inside the spline layer, some tensors being built and then reused were always getting sent to 'cpu'.",
 ]
 # A checkpoint from a GPU, loaded where there is none, told in the poster's words: chapter 07.
 LOADED_WITHOUT_THE_GPU = [
@@ -318,3 +321,33 @@ def test_a_device_index_of_minus_one_is_the_cpu():
     assert d.device_error and set(d.devices) == {"cuda:0", "cpu"}
     for lang in ("en", "zh"):
         assert "cpu" in render("RuntimeError: device of indices (0) must match device of values (-1)", lang)
+
+
+def test_the_same_device_check_cut_after_its_argument_still_reads_the_argument():
+    """The 2.8 wording cut after "but got index is on cuda:0" (a title, a log cut short): the argument is read, and
+    an index points to chapter 03 as the whole message does."""
+    d = diagnose("[Bug] Node failed: RuntimeError: Expected all tensors to be on the same device, but got index is on "
+                 "cuda:0...")
+    assert d.device_error and d.chapter == "03-embedding" and d.argument == "index", (d.kind, d.chapter)
+    d = diagnose("RuntimeError: Expected all tensors to be on the same device, but got mat2 is on cpu")
+    assert d.device_error and d.argument == "mat2" and d.chapter == "01-devices"
+
+
+@pytest.mark.parametrize("exception", ["RuntimeError", "StopIteration", "AttributeError"])
+def test_a_dataparallel_replica_header_alone_points_to_chapter_06_without_calling_it_a_device_error(exception):
+    """The header says where the error happened (a replica on one of several GPUs), not what it was: chapter 06 and
+    the replica's own message, not "not recognised", and no device error claimed."""
+    d = diagnose(f"{exception}: Caught {exception} in replica 1 on device 1.\nOriginal Traceback (most recent call "
+                 "last):\n  File \"/x/site-packages/torch/nn/parallel/parallel_apply.py\", line 97, in _worker")
+    assert d.recognised and not d.device_error and d.chapter == "06-multigpu", (d.kind, d.chapter)
+    assert "replica 1" in d.match.reading("en") and "副本" in d.match.reading("zh")
+
+
+def test_the_replicas_own_message_answers_before_the_header():
+    """When the replica's message is in the paste, its family answers: a device error here, a shape error there."""
+    head = "RuntimeError: Caught RuntimeError in replica 1 on device 1.\nOriginal Traceback (most recent call last):\n"
+    d = diagnose(head + "RuntimeError: Expected all tensors to be on the same device, but found at least two devices, "
+                 "cuda:1 and cuda:0!")
+    assert d.device_error and d.chapter == "06-multigpu", (d.kind, d.chapter)
+    d = diagnose(head + "RuntimeError: mat1 and mat2 shapes cannot be multiplied (4x10 and 20x2)")
+    assert not d.device_error and d.kind != "dataparallel_replica", d.kind

@@ -1209,6 +1209,42 @@ TWO_DEVICES = ErrorKind(
     },
 )
 
+# Two things of one computation, each said to be on its device, in the poster's words anywhere in the paste (the
+# general reading above reads only the error lines): "数据放在cpu，模型放在gpu，导致报错" puts the words before
+# "报错" on its line, "The model is on cuda:0 but the labels are still on the CPU" comes before the traceback. A thing
+# is named for each device (a model, data, inputs, labels, weights, ...), so "it runs on the CPU, on the GPU it
+# fails" is not read as a pair.
+THING_EN = (r"(?:model|network|net|module|layer|data|dataset|batch|inputs?|input_ids|images?|labels?|targets?|"
+            r"weights?|params|parameters?|tensors?|hidden(?: state)?|mask|index|indices|embeddings?|loss|outputs?|"
+            r"features?|optimizer(?: state)?)")
+THING_ZH = (r"(?:模型|网络|数据|输入|标签|权重|参数|张量|隐藏状态|索引|特征|输出|损失|优化器|model|data|input_ids|"
+            r"inputs?|labels?|tensors?|hidden|weights?|mask|index)")
+PLACED_ZH = r"(?:放在|放到了?|在|位于|处于|加载到了?|转到了?|移到了?|搬到了?)"
+TWO_PLACES_IN_WORDS = ErrorKind(
+    name="two_places_in_words",
+    chapter="01-devices",
+    confident=False,
+    causes=TWO_DEVICES.causes,
+    candidates=TWO_DEVICES.candidates,
+    fallback=True,
+    prefer_pair=True,
+    patterns=(
+        r"\b(?:[Tt]he |[Mm]y |[Oo]ur |[Yy]our )?" + THING_EN + r" (?:is|are|was|were|stays?|stayed|remains?|"
+        r"remained)(?: still| all)? (?:on|in) (?:the )?(?P<want>" + DW + r")(?![\w-])" + _CUT + r"{0,12}?"
+        r"(?:\b(?:but|while|whereas|and|yet)\b|,) (?:the |my |our |your |all )?" + THING_EN + r" (?:is|are|was|were|"
+        r"stays?|stayed|remains?|remained)(?: still| all)? (?:on|in) (?:the )?(?P<found>" + DW + r")(?![\w-])",
+        THING_ZH + r"(?:都|也|还|仍然|却)?" + PLACED_ZH + r" ?(?P<want>" + DW_ZH + r") ?上?" + r"[，,；;、 ]?"
+        r"(?:但是?|而|可是|然而|却)?" + THING_ZH + r"(?:都|也|还|仍然|却|又)?" + PLACED_ZH + r" ?(?P<found>" + DW_ZH
+        + r")",
+        # "gpu上训练的模型在cpu上加载报错": a model trained on a GPU, used where there is none
+        r"(?P<_location>" + TRAINED_ON_GPU_USED_ON_CPU + r")",
+    ),
+    routes=TWO_DEVICES.routes,
+    example="The model is on cuda:0 but the labels are still on the CPU.\nRuntimeError: the loss failed",
+    reading=TWO_DEVICES.reading,
+    reading_by_marker={"_location": TWO_DEVICES.reading_by_marker["_location"]},
+)
+
 # DataParallel re-raises a replica's error under its own header; the replica's message follows it ("Original
 # Traceback ..."), and any family that knows that message answers first. Only a paste cut after the header (or one
 # whose message nothing reads) comes here. The error happened inside a replica, on one of several GPUs, which is
@@ -1555,7 +1591,8 @@ CUDA_FORK = _declined(
 ALL = (
     SAME_DEVICE, CONV, DATAPARALLEL, DDP, INDICES_CURRENT, RNN, CAT, ADVANCED_INDEX, META, GENERATOR, PIN, NUMPY,
     DESERIALIZE, LEGACY_BACKEND, SPARSE_ASSERT, TRITON_POINTER, SPARSE_INDICES, CONTAINER_TO, CUSTOM_OP,
-    PACKED_LENGTHS, GRADIENT_DEVICE, LEGACY_ARGUMENTS, HAND_WRITTEN, TWO_DEVICES, REPLICA, AUTOCAST_DEVICE_TYPE,
+    PACKED_LENGTHS, GRADIENT_DEVICE, LEGACY_ARGUMENTS, HAND_WRITTEN, TWO_DEVICES, TWO_PLACES_IN_WORDS, REPLICA,
+    AUTOCAST_DEVICE_TYPE,
     STATE_DICT_PREFIX, WEIGHTS_ONLY, DTYPE, SHAPE, OOM, SHARED_GPU, CUDA_FAULT, NO_CUDA, INVALID_ORDINAL, DEVICE_STRING,
     NO_GPU_BUILD, CUDA_FORK, MPS_MISSING_OP, AMP_NEEDS_GPU, OFFLOADED_MOVE, OFFLOADED_MODULES,
     INCOMPLETE_DEVICE_MAP,

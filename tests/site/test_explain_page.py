@@ -182,6 +182,7 @@ def test_the_general_reading_gets_the_same_verdict_as_python(page, base_url):
               for newline in ("\n\n", "\r\n\r\n", "\n")]
     texts += [f"{e}: Caught {e} in replica 1 on device 1." for e in ("RuntimeError", "StopIteration")]
     texts += ["RuntimeError: Expected all tensors to be on the same device, but got index is on cuda:0..."]
+    texts += [text for text, _ in general.IN_WORDS] + general.NOT_IN_WORDS
     assert differences(page, texts) == [] and page.errors == []
 
 

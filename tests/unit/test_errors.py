@@ -445,10 +445,11 @@ def test_every_exported_pattern_is_the_python_pattern_in_javascript_syntax():
     from devicelab.errors import export
 
     rules = export()
-    # the catch-alls come last: hand-written checks, then the general reading of two devices, then DataParallel's
-    # replica header (only when no message follows it), then mixed precision
-    assert [k["name"] for k in rules["kinds"]][-4:] == ["hand_written_device_check", "two_devices",
-                                                        "dataparallel_replica", "amp_failure"]
+    # the catch-alls come last: hand-written checks, then the general reading of two devices (the error lines), then
+    # two things each on its device in the poster's words (the whole paste), then DataParallel's replica header (only
+    # when no message follows it), then mixed precision
+    assert [k["name"] for k in rules["kinds"]][-5:] == ["hand_written_device_check", "two_devices",
+                                                        "two_places_in_words", "dataparallel_replica", "amp_failure"]
     for kind in rules["kinds"]:
         for pattern in kind["patterns"]:
             assert "(?P<" not in pattern and "(?s)" not in pattern and "(?i)" not in pattern and "\\Z" not in pattern

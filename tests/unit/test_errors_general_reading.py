@@ -351,3 +351,31 @@ def test_the_replicas_own_message_answers_before_the_header():
     assert d.device_error and d.chapter == "06-multigpu", (d.kind, d.chapter)
     d = diagnose(head + "RuntimeError: mat1 and mat2 shapes cannot be multiplied (4x10 and 20x2)")
     assert not d.device_error and d.kind != "dataparallel_replica", d.kind
+
+
+IN_WORDS = [
+    ("数据放在cpu，模型放在gpu，导致报错", "01-devices"),
+    ("权重加载到了CPU上，但输入在GPU上，运行就报错", "01-devices"),
+    ("把模型放到了cuda:1，但是数据在cuda:0，训练时报错", "06-multigpu"),
+    ("gpu上训练的模型在cpu上加载报错", "07-checkpoints"),
+    ("The model is on cuda:0 but the labels are still on the CPU.\nTraceback (most recent call last):\n"
+     "  File \"train.py\", line 9, in <module>\nRuntimeError: the loss failed", "01-devices"),
+]
+NOT_IN_WORDS = [
+    "在CPU上可以运行，在GPU上就报错",  # conditions, not two things
+    "模型放在GPU上，数据也放在GPU上，还是报错",  # one device twice
+    "The model is on cuda:0 and the data is on cuda:0 too.\nRuntimeError: CUDA out of memory. Tried to allocate 2 GiB",
+]
+
+
+@pytest.mark.parametrize("text, chapter", IN_WORDS)
+def test_two_things_each_on_its_device_in_the_posters_words_are_read_anywhere_in_the_paste(text, chapter):
+    """Chinese posts put the words before "报错" on its line, and English ones above the traceback: where the paste
+    names a thing on each device (a model, data, inputs, weights, ...), the pair is read there too."""
+    d = diagnose(text)
+    assert d.device_error and d.chapter == chapter, (d.kind, d.chapter)
+
+
+@pytest.mark.parametrize("text", NOT_IN_WORDS)
+def test_a_pair_in_words_needs_a_thing_on_each_of_two_devices(text):
+    assert not diagnose(text).device_error

@@ -350,8 +350,20 @@ EXCEPTION_LINE = (r"(?:[\w.]*(?:Error|Exception|Warning|Failure)\b ?[:：]|^ *[\
 _EXCEPTION = re.compile(EXCEPTION_LINE, re.ASCII)
 
 
+_CLAUSE_END = "，,。；;：:！!？?"
+
+
+def _clause_start(line: str, start: int) -> int:
+    """Where an error line's text starts: at its exception, or, for a Chinese word for the error ("报错", "错误"), at
+    the start of its clause, where Chinese posts name the error ("显卡device不一致错误", "GPU上就报错")."""
+    if not line.startswith(("报错", "错误"), start):
+        return start
+    return max(line.rfind(mark, 0, start) for mark in _CLAUSE_END) + 1
+
+
 def error_part(text: str) -> str:
-    """The paste's error lines from their exception on (the poster's words before it left out), each with the two
+    """The paste's error lines from their exception on (the poster's words before it left out, but for the clause a
+    Chinese word for the error ends), each with the two
     lines after it (a message that wraps) and the line before it when that is a traceback's failing code (indented)
     or a failed `assert` statement; the whole paste when no line looks like an error."""
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
@@ -363,10 +375,10 @@ def error_part(text: str) -> str:
     for i, start in found.items():
         if i > 0 and (lines[i - 1][:1] in (" ", "\t") or lines[i - 1].startswith("assert ")):
             keep.setdefault(i - 1, lines[i - 1])
-        keep[i] = lines[i][start:]
+        keep[i] = lines[i][_clause_start(lines[i], start):]
         for j in (i + 1, i + 2):
             if j < len(lines):
-                keep.setdefault(j, lines[j][found[j]:] if j in found else lines[j])
+                keep.setdefault(j, lines[j][_clause_start(lines[j], found[j]):] if j in found else lines[j])
     return "\n".join(keep[j] for j in sorted(keep))
 
 

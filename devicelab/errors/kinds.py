@@ -35,11 +35,17 @@ MULTI_GPU = (r"DataParallel|[Rr]eplica|[Ss]catter(?!ing)|[Bb]roadcast|device_ids
              # in English: "DDP", "multi-GPU training", "multiple GPUs", "more than one GPU"
              r"\bDDP\b|\b[Mm]ulti-?(?:GPU|gpu)|\b(?:multiple|several|many|more than one) GPUs?\b|"
              # a second GPU said in words: "when training a model in different GPU", "on another GPU"
-             r"\b(?:another|a different|different|other|second) (?:GPU|gpu)s?\b")
+             r"\b(?:another|a different|different|other|second) (?:GPU|gpu)s?\b|"
+             # a count of GPUs: "on a 8gpu node", "with 4 GPUs", "2x GPU"
+             r"\b(?:[2-9]|1[0-6]) ?(?:x ?)?(?:GPUs|gpus|GPU|gpu)\b")
 # A paste that names two different GPUs by number ("cuda:1" in its settings, "device 0" in its error): a multi-GPU
 # program. A version ("CUDA 11.8") is no GPU number.
 TWO_GPUS = (r"(?:cuda:|cuda\(|[Dd]evice[- ]|GPU[- ]?|\bgpu[- ]?)(\d)(?!\d|\.\d)[\s\S]{0,400}?"
             r"(?:cuda:|cuda\(|[Dd]evice[- ]|GPU[- ]?|\bgpu[- ]?)(?!\1(?!\d|\.\d))\d(?!\d|\.\d)")
+# An optimizer resumed from a checkpoint, in the poster's words ("error when load checkpoint and finetune with
+# optimizer"): its state was loaded where the model was not (chapter 07)
+RESUMED_OPTIMIZER = (r"\b(?:[Oo]ptimi[sz]er|optim)\b[^\n]{0,80}?\b(?:checkpoints?|ckpt|load\w*|resum\w*)\b|"
+                     r"\b(?:checkpoints?|ckpt|load\w*|resum\w*)\b[^\n]{0,80}?\b(?:[Oo]ptimi[sz]er|optim)\b")
 # Tensors a function makes for itself without saying where, in a poster's words: "intermediate tensors", "helper
 # tensors ... instead of defaulting to CPU", "we forgot to specify the device"
 MADE_WITHOUT_DEVICE = (r"\b(?:intermediate|helper|internal|temporary|auxiliary) tensors?\b|"
@@ -49,6 +55,9 @@ MADE_WITHOUT_DEVICE = (r"\b(?:intermediate|helper|internal|temporary|auxiliary) 
                        r"\b(?:created|constructed|built|initiali[sz]ed|allocated|made|placed)\b[^.\n]{0,40}?\bon "
                        r"(?:the )?default (?:device|cuda|CUDA|GPU)\b|\bwithout (?:having )?(?:the |a )?device\b|"
                        r"\b(?:created|constructed|built|made) tensors?\b[^.\n]{0,20}?\bon (?:the )?(?:CPU|cpu)\b|"
+                       # "tensors are created on cpu when cuda is specified as the device"
+                       r"\b[Tt]ensors? (?:are|were|is|was|get|gets|got|being) (?:\w+ )?(?:created|constructed|built|"
+                       r"made|initiali[sz]ed|allocated|specified) (?:on|in|as) (?:the )?(?:CPU|cpu)\b|"
                        r"\bwith torch\. ?device\(|"
                        # "place zeros(1) on the same device as the param"
                        r"\b(?:zeros|ones|empty|full|arange|randn|rand|eye|tensor)\([^)\n]{0,30}\)[^.\n]{0,30}?"
@@ -91,11 +100,11 @@ SAME_DEVICE = ErrorKind(
     causes=("batch_not_moved", "model_not_moved", "layer_outside_to"),
     patterns=(
         # torch >= 2.8
-        r"Expected all tensors to be on the same device, but got (?P<arg>\w+) is on "
+        r"[Ee]xpected all tensors to be on the same device, but got (?P<arg>\w+) is on "
         r"(?P<found>" + D + r"), different from other tensors on (?P<want>" + D + r")"
         r"(?: \(when checking argument in method (?P<op>\w+))?",
         # torch 1.9 .. 2.7 (1.9 spells it "arugment"); the short form, with no operation, is TensorIterator's
-        r"Expected all tensors to be on the same device, but found (?P<_form>at least two devices), (?P<want>" + D +
+        r"[Ee]xpected all tensors to be on the same device, but found (?P<_form>at least two devices), (?P<want>" + D +
         r") and "
         r"(?P<found>" + D + r")!?(?: \(when checking (?:argument|arugment) for argument (?P<arg>\w+) in method "
         r"(?P<op>\w+))?",
@@ -148,6 +157,8 @@ SAME_DEVICE = ErrorKind(
         Route({"relation": "^same$", "dtypes": "different"}, "08-amp", True, (), (), False, "dtype_mismatch"),
         # the paste shows an optimizer's own state (Adam's exp_avg, SGD's momentum_buffer): the state stayed behind
         Route({"_text": OPTIMIZER_STATE}, "07-checkpoints", False, ("optimizer_state",), ("01-devices",)),
+        Route({"_text": RESUMED_OPTIMIZER, "relation": "^type$"}, "07-checkpoints", False, ("optimizer_state",),
+              ("01-devices",)),
         # meta with an operation named reads as any other pair of devices (the course's tests stand meta in for a GPU)
         Route({"types": "meta", "op": "^$"}, "07-checkpoints", False, ("meta_weights",), ("09-debugging",)),
         Route({"_mps": "."}, "01-devices", False, ("mps_mix", "layer_outside_to"), ("05-inside",)),
@@ -627,6 +638,7 @@ LEGACY_BACKEND = ErrorKind(
         # the same backend on both sides: the two dtypes differ, not the devices
         Route({"relation": "^same$"}, None, False, device_error=False, family="dtype_mismatch"),
         Route({"_text": OPTIMIZER_STATE}, "07-checkpoints", False, ("optimizer_state",), ("01-devices",)),
+        Route({"_text": RESUMED_OPTIMIZER}, "07-checkpoints", False, ("optimizer_state",), ("01-devices",)),
     ),
     patterns=(
         # torch 0.4 .. 1.0 (TensorIterator's ancestor): backend and dtype of both sides
@@ -1064,7 +1076,7 @@ TWO_DEVICES = ErrorKind(
         r"不[在再]同?一(?:个|块|张)? ?(?:显卡|卡|GPU|gpu|device|设备)|设备不一样|"
         # "需要把数据也放到cuda上": a thing that has to be moved too
         r"(?:需要|应该|应当|要|得|必须)把[^，,。\n]{0,20}?(?:放|移|转|迁移)(?:到|至) ?" + DW_ZH + r"|"
-        r"同一(?:个)?设备|设备不(?:一致|匹配|同)|device_map='?auto'?[^\n]{0,80}?distributed)",
+        r"同一(?:个)?设备|(?:设备|device|显卡) ?不(?:一致|匹配|同)|device_map='?auto'?[^\n]{0,80}?distributed)",
         # a poster's own words for a thing left behind: "the labels are still on the CPU", "was never moved to the
         # GPU", "forgot to move the mask to cuda", "数据没有放到GPU上", "参数还在cpu上", "cpu和gpu混用"
         r"(?P<_said>\b(?:still|remains?|remained|stays?|stayed|(?:was |were |is |are )?left) (?:on|in|at) (?:the )?"
@@ -1082,7 +1094,11 @@ TWO_DEVICES = ErrorKind(
         r"(?P<_said>\b" + THING + r"\b[^.\n]{0,40}?\b(?:by default |appears? to be |seems? to be )?"
         r"(?:store[ds]?|stay(?:s|ed)?|remain(?:s|ed)?|kept|created|allocated) (?:on|in|at) (?:the )?" + DW +
         r"(?![\w-]))",
-        r"(?P<_said>\bforg[eo]t(?:ten)? (?:to )?(?:move|send|transfer|put|place|call|add)\b[^.\n]{0,40}?"
+        # "calling .to('cuda') doesn't move everything to the device"
+        r"(?P<_said>(?:does ?n[o']t|do ?n[o']t|did ?n[o']t|won'?t|does not|do not|did not|not) (?:move|transfer|send|"
+        r"put|bring) (?:everything|all (?:of )?(?:the |its )?\w+|some (?:of )?(?:the |its )?\w+) (?:to|onto) (?:the )?"
+        r"(?:device|GPU|gpu|cuda|CUDA)\b)",
+        r"(?P<_said>\bforg[eo]t(?:ten)? (?:to )?(?:move|send|transfer|put|place|call|add|copy)\b" + _CUT + r"{0,40}?"
         r"(?:\b(?:to|on|onto) (?:the )?" + DW + r"(?![\w-])|\.(?:cuda|to)\())",
         r"(?P<_said>(?:没有?|未|忘了?|忘记|漏了?)(?:把[^，,。\n]{0,20})?"
         r"(?:放|移|转|迁移|拷贝|复制|搬)(?:到|至|在) ?" + DW_ZH +
@@ -1112,8 +1128,8 @@ TWO_DEVICES = ErrorKind(
         Route({"_text": TRAINED_ON_GPU_USED_ON_CPU}, "07-checkpoints", False, ("map_location",),
               ("01-devices", "09-debugging")),
         Route({"_cpu_only": "."}, "01-devices", False, ("custom_kernel",), ("09-debugging",)),
-        Route({"_text": r"[Gg]enerator|randperm|\b(?:Random|Sequential|Distributed|Batch|WeightedRandom|SubsetRandom)?"
-                        r"[Ss]amplers?\b"}, "04-batches", False, ("generator_device",),
+        Route({"_text": r"\b[Gg]enerator|randperm|\b(?:Random|Sequential|Distributed|Batch|WeightedRandom|"
+                        r"SubsetRandom)?[Ss]amplers?\b"}, "04-batches", False, ("generator_device",),
               ("09-debugging", "01-devices")),
         # in a multi-GPU program: a GPU beside the CPU is a model or batch left behind, two GPUs a mix of GPUs
         Route({"_text": MULTI_GPU, "relation": "^type$"}, "06-multigpu", False, ("model_not_moved", "batch_not_moved"),

@@ -116,6 +116,8 @@ PROSE = [
     "There is a mismatch between the compiled kernel's device and the input tensor's device at runtime.",
     "The bias is created on the default device rather than the device of the query tensor.",
     "Weights are in CPU format after the update; I have to call .cuda() on the models myself.",
+    # the sixteenth batch's development half
+    "It is easy to forget to copy `.bg` and `.mask` to CUDA devices before the call.",
 ]
 TWO_GPUS = [
     'With "device": "cuda:1" in the config the weights still load on device 0, and then tensors are on different '
@@ -135,6 +137,9 @@ TWO_GPUS = [
     "The kernel works for device-0 but not for device-1 when it is given the tensor's pointer.",
     # the fourteenth batch's development half: GPUs in lower case, numbered as gpu1 or cuda(2)
     "Tensors are on different gpus when I train with the second card.",
+    # the sixteenth batch's development half: a count of GPUs; a Chinese title that names the error before 错误
+    "On a 4gpu node it says the tensors are on different devices.",
+    "双卡推理时显卡device不一致错误，第870行",
     "Inference on a different gpu fails: with model.cuda(2) some of the work still runs on gpu 0.",
 ]
 # The model's own tensors or layers left behind, in words: chapter 05 (plain attributes, buffers, a Python list of
@@ -157,6 +162,10 @@ INSIDE = [
     "Tensors on different devices: the lookup table is initialized on the default device, not the input's.",
     "The offsets were made inside a with torch.device(...) block, so they ended up on different devices.",
     "Put ones(3) on the same device as the weights to avoid tensors on different devices.",
+    # the sixteenth batch's development half: made on the CPU in words, a move that does not take everything
+    "Tensors are created on cpu even when cuda is given as the device.",
+    "Calling .to('cuda') on the wrapper doesn't move everything to the device, because some attributes are plain "
+    "tensors, not buffers.",
     # the fifteenth batch's development half: a library's own tensors left on the CPU, in a poster's words
     "With every input on cuda the rotation fails: it seems some variables in the computation are located in CPU.",
     "Inside the spline layer, some tensors being built and then reused were always getting sent to 'cpu'.",
@@ -379,3 +388,34 @@ def test_two_things_each_on_its_device_in_the_posters_words_are_read_anywhere_in
 @pytest.mark.parametrize("text", NOT_IN_WORDS)
 def test_a_pair_in_words_needs_a_thing_on_each_of_two_devices(text):
     assert not diagnose(text).device_error
+
+
+def test_the_same_device_check_with_a_lower_case_first_letter_reads_as_the_check():
+    """A pull request's title often lowers the first letter: the argument and operation are still read."""
+    d = diagnose("Fixing error: expected all tensors to be on the same device, but found at least two devices, cuda:0 "
+                 "and cpu! (when checking argument for argument tensors in method wrapper_CUDA_cat)")
+    assert d.kind == "same_device" and d.argument == "tensors" and d.chapter == "05-inside", (d.kind, d.chapter)
+
+
+def test_an_optimizer_resumed_from_a_checkpoint_in_words_points_to_chapter_07():
+    d = diagnose("Error when I load the checkpoint and fine-tune with the optimizer: RuntimeError: expected backend "
+                 "CPU and dtype Float but got backend CUDA and dtype Float")
+    assert d.device_error and d.chapter == "07-checkpoints", (d.kind, d.chapter)
+    d = diagnose("RuntimeError: expected backend CPU and dtype Float but got backend CUDA and dtype Float")
+    assert d.device_error and d.chapter == "01-devices", (d.kind, d.chapter)
+
+
+def test_a_class_whose_name_ends_in_generator_is_no_random_generator():
+    d = diagnose("The CatalogueGenerator keeps some tensors as plain attributes, which are still on the CPU after "
+                 ".to('cuda').")
+    assert d.device_error and d.chapter != "04-batches", d.chapter
+
+
+def test_a_chinese_word_for_the_error_takes_the_clause_before_it_and_no_more():
+    """"显卡device不一致错误" names the error before 错误; the clause before "报错" in "在CPU上可以运行，在GPU上就报错"
+    names one device, so it stays no device error."""
+    from devicelab.errors.core import error_part
+
+    assert error_part("2*22G多卡推理,显卡device不一致错误") == "显卡device不一致错误"
+    assert error_part("在CPU上可以运行，在GPU上就报错") == "在GPU上就报错"
+    assert error_part("RuntimeError: x") == "RuntimeError: x"

@@ -165,6 +165,15 @@
   // ------------------------------------------------------------------------------------------- matching
   // The paste's error lines from their exception on, each with the two lines after it and the indented line
   // before it; the whole paste when no line looks like an error (devicelab.errors.core.error_part).
+  // where an error line's text starts: at its exception, or, for a Chinese word for the error, at its clause's start
+  function clauseStart(line, start) {
+    var word = line.slice(start, start + 2);
+    if (word !== "报错" && word !== "错误") return start;
+    var cut = -1;
+    "，,。；;：:！!？?".split("").forEach(function (mark) { cut = Math.max(cut, line.lastIndexOf(mark, start - 1)); });
+    return cut + 1;
+  }
+
   function errorPart(rules, text) {
     var lines = text.replace(/\r\n/g, "\n").replace(/\r/g, "\n").split("\n").map(bareLine);
     var found = {}, any = false;
@@ -176,9 +185,9 @@
     var keep = {};
     Object.keys(found).map(Number).forEach(function (i) {
       if (i > 0 && /^(?:[ \t]|assert )/.test(lines[i - 1]) && !(i - 1 in keep)) keep[i - 1] = lines[i - 1];
-      keep[i] = lines[i].slice(found[i]);
+      keep[i] = lines[i].slice(clauseStart(lines[i], found[i]));
       for (var j = i + 1; j <= i + 2 && j < lines.length; j++) {
-        if (!(j in keep)) keep[j] = j in found ? lines[j].slice(found[j]) : lines[j];
+        if (!(j in keep)) keep[j] = j in found ? lines[j].slice(clauseStart(lines[j], found[j])) : lines[j];
       }
     });
     return Object.keys(keep).map(Number).sort(function (a, b) { return a - b; })

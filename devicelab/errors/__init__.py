@@ -284,7 +284,7 @@ def export() -> dict[str, object]:
                 "scan": k.scan, "fallback": k.fallback, "patterns": [_js(p) for p in k.patterns],
                 "routes": [_route(r) for r in k.routes], "reading": k.reading,
                 "reading_without_op": k.reading_without_op, "reading_by_marker": k.reading_by_marker,
-                "scope": k.scope, "prefer_pair": k.prefer_pair,
+                "scope": k.scope, "prefer_pair": k.prefer_pair, "undecided": k.undecided,
             }
             for k in _ordered()
         ],

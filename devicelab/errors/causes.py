@@ -258,6 +258,8 @@ LABELS: dict[str, dict[str, str]] = {
         "zh": "本课程没有专门讲这类设备错误的章节；第 09 章的排查方法同样适用。",
     },
     "not_device": {"en": "Not a device-placement error.", "zh": "这不是设备错误。"},
+    # for a message that says where an error happened but not what it was (DataParallel's replica header)
+    "undecided": {"en": "Not known to be a device-placement error.", "zh": "还不能确定这是设备错误。"},
     "unknown": {
         "en": "Not recognised: this does not look like a PyTorch device-placement error. Paste the whole last line of "
         "the traceback (it starts with the error's type, e.g. `RuntimeError:`).",

@@ -69,6 +69,9 @@ class ErrorKind:
     # "paste": read the whole paste; "error": only its error lines (see error_part), so that the poster's own words
     # ("it runs on the CPU but not on the GPU") are not read as the message.
     scope: str = "paste"
+    # A declined family whose message does not say whether the error is a device error (it says where it happened):
+    # the answer says "not known to be" one rather than "not" one.
+    undecided: bool = False
     # A match that names one device twice ("a GPU other than cuda: 0") is passed over for a later one that names two
     # different devices ("tensors were found at cuda:0 and cuda:4") or reads the message without naming any ("the
     # weights were not transferred to CUDA"); the first match stands when there is none.

@@ -1272,6 +1272,7 @@ REPLICA = ErrorKind(
     chapter="06-multigpu",
     confident=False,
     device_error=False,
+    undecided=True,
     candidates=("09-debugging",),
     fallback=True,
     device_fields=(),

@@ -217,6 +217,16 @@ def test_a_dtype_mismatch_is_declined_on_the_page(page, base_url, lang):
     assert LABELS["not_device"][lang] in got["text"]
 
 
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_replica_header_alone_is_not_known_to_be_a_device_error_on_the_page(page, base_url, lang):
+    """DataParallel's header says where the error happened, not what it was: the page says so, and sends the reader
+    to chapter 06, as Python does."""
+    page.goto(f"{base_url}{PAGES[lang]}")
+    got = paste(page, "RuntimeError: Caught RuntimeError in replica 1 on device 1.")
+    assert got["verdict"] == "declined" and not got["device_error"] and got["chapter"] == "06-multigpu"
+    assert LABELS["undecided"][lang] in got["text"] and LABELS["not_device"][lang] not in got["text"]
+
+
 def test_the_python_reading_is_fast_enough_to_feel_instant():
     texts = corpus_texts()
     started = time.perf_counter()

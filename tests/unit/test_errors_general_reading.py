@@ -350,6 +350,12 @@ def test_a_dataparallel_replica_header_alone_points_to_chapter_06_without_callin
                  "last):\n  File \"/x/site-packages/torch/nn/parallel/parallel_apply.py\", line 97, in _worker")
     assert d.recognised and not d.device_error and d.chapter == "06-multigpu", (d.kind, d.chapter)
     assert "replica 1" in d.match.reading("en") and "副本" in d.match.reading("zh")
+    from devicelab.errors import LABELS
+    from devicelab.explain import render_diagnosis
+
+    for lang in ("en", "zh"):  # "not known to be" a device error, not "not" one
+        text = render_diagnosis(d, lang)
+        assert text.startswith(LABELS["undecided"][lang]) and LABELS["not_device"][lang] not in text
 
 
 def test_the_replicas_own_message_answers_before_the_header():

@@ -568,7 +568,8 @@
       }
       var text = fill(declined.reading[lang], values).replace(/^(?:Not [^:.]*:\s*|\u4E0D\u662F[^\uFF1A\u3002]*\uFF1A)/, "");
       text = text.charAt(0).toUpperCase() + text.slice(1);
-      out.push("<p><strong>" + inline(words.not_device) + "</strong>" + (lang === "zh" ? "" : " ") + inline(text) +
+      var headline = d.match.kind.undecided && d.kind === d.match.kind.name ? words.undecided : words.not_device;
+      out.push("<p><strong>" + inline(headline) + "</strong>" + (lang === "zh" ? "" : " ") + inline(text) +
         "</p>");
       d.causes.forEach(function (key) { out.push("<p>" + inline(fill(rules.causes[key][lang], values)) + "</p>"); });
       out.push(rankingHtml(rules, d, lang, words));

@@ -979,6 +979,9 @@ TWO_DEVICES = ErrorKind(
         r"(?P<want>torch\.cuda\.\w+Tensor)\b[^\n]{0,200}?(?P<found>torch\.(?!cuda\.)[A-Z]\w*Tensor)\b",
         r"(?P<want>torch\.(?!cuda\.)[A-Z]\w*Tensor)\b[^\n]{0,200}?(?P<found>torch\.cuda\.\w+Tensor)\b",
         r"\b(?P<want>TH(?:Cuda)?[A-Z]\w*Tensor)\b[^\n]{0,160}?\b(?P<found>TH(?:Cuda)?[A-Z]\w*Tensor)\b",
+        # ... and a title that drops the "torch.": "expected FloatTensor but found cuda.FloatTensor"
+        r"(?<![\w.])(?P<want>(?:torch\.)?cuda\.[A-Z]\w*Tensor)\b[^\n]{0,200}?(?<![\w.])(?P<found>[A-Z]\w*Tensor)\b",
+        r"(?<![\w.])(?P<want>[A-Z]\w*Tensor)\b[^\n]{0,200}?(?<![\w.])(?P<found>(?:torch\.)?cuda\.[A-Z]\w*Tensor)\b",
         # one device, said to be required: "expected input tensor to be on GPU", "must be on CPU", "to be on the
         # compute device cuda:1"
         r"(?:[Ee]xpect(?:ed|s|ing)?|must|should|needs?|has|have|[Rr]equires?|wants?)\b" + _CUT + r"{0,60}?\b"
@@ -1047,7 +1050,9 @@ TWO_DEVICES = ErrorKind(
         r"(?P<_code>\.device\(\) ?(?:==|!=) ?[\w.\[\]]+\.device\(\)|device\(\)\.type\(\) ?(?:==|!=) ?"
         r"(?:at::|c10::|torch::)?(?:k(?:CUDA|CPU|MPS)\b|DeviceType::)|[Cc]heck failed:? ?[\w.\[\]()]*"
         r"\.(?:is_cuda|is_cpu)\(\)|\bassert (?:not )?[\w.\[\]]+\.(?:is_cuda|is_cpu)\b|"
-        r"\.(?:is_cuda|is_cpu)\(\) INTERNAL ASSERT FAILED)",
+        r"\.(?:is_cuda|is_cpu)\(\) INTERNAL ASSERT FAILED|"
+        # "assert self.qweight.device.type == \"cuda\""
+        r"\bassert [\w.\[\]]+\.device(?:\.type)? ?(?:==|!=) ?['\"](?:cuda|cpu|mps|xpu|npu|xla)\b)",
         r"(?P<_graph>cudagraphs? due to[^\n]{0,30}?\bcpu device)",
         # no device named, but said: "on different devices", "device mismatch", "不在同一个设备上"
         r"(?P<_said>(?:[Tt]wo|[Dd]if{1,2}e?re?nt|[Mm]ultiple|[Mm]ixed|[Ss]eparate|[Dd]istinct) (?:devices?|GPUs)\b|"

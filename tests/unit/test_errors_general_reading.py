@@ -425,3 +425,18 @@ def test_a_chinese_word_for_the_error_takes_the_clause_before_it_and_no_more():
     assert error_part("2*22G多卡推理,显卡device不一致错误") == "显卡device不一致错误"
     assert error_part("在CPU上可以运行，在GPU上就报错") == "在GPU上就报错"
     assert error_part("RuntimeError: x") == "RuntimeError: x"
+
+
+@pytest.mark.parametrize("text", [
+    "expected FloatTensor but found cuda.FloatTensor",  # a title that drops the "torch."
+    "RuntimeError: expected torch.cuda.LongTensor but found LongTensor",
+    'AssertionError: assert self.qweight.device.type == "cuda"',  # a failed assert on a tensor's device
+])
+def test_legacy_type_names_without_torch_and_an_assert_on_a_device_are_read(text):
+    d = diagnose(text)
+    assert d.device_error, (text, d.kind)
+
+
+def test_two_legacy_names_of_one_device_are_no_pair():
+    assert not diagnose("expected FloatTensor but found LongTensor").device_error
+    assert not diagnose("expected cuda.FloatTensor but found cuda.LongTensor").device_error

@@ -365,10 +365,10 @@ def _clause_start(line: str, start: int) -> int:
 
 
 def error_part(text: str) -> str:
-    """The paste's error lines from their exception on (the poster's words before it left out, but for the clause a
-    Chinese word for the error ends), each with the two
-    lines after it (a message that wraps) and the line before it when that is a traceback's failing code (indented)
-    or a failed `assert` statement; the whole paste when no line looks like an error."""
+    """The paste's error lines from their exception on (the poster's words before it left out, except the clause
+    that a Chinese word for the error ends), each with the two lines after it (a message that wraps) and the line
+    before it when that is a traceback's failing code (indented) or a failed `assert` statement; the whole paste when
+    no line looks like an error."""
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     lines = [bare_line(line) for line in lines]
     found = {i: m.start() for i, line in enumerate(lines) if (m := _EXCEPTION.search(line))}

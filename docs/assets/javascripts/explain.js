@@ -163,9 +163,8 @@
   }
 
   // ------------------------------------------------------------------------------------------- matching
-  // The paste's error lines from their exception on, each with the two lines after it and the indented line
-  // before it; the whole paste when no line looks like an error (devicelab.errors.core.error_part).
-  // where an error line's text starts: at its exception, or, for a Chinese word for the error, at its clause's start
+  // Where an error line's text starts: at its exception, or, for a Chinese word for the error, at its clause's start
+  // (devicelab.errors.core._clause_start).
   function clauseStart(line, start) {
     var word = line.slice(start, start + 2);
     if (word !== "报错" && word !== "错误") return start;
@@ -174,6 +173,8 @@
     return cut + 1;
   }
 
+  // The paste's error lines from their exception on, each with the two lines after it and the indented line
+  // before it; the whole paste when no line looks like an error (devicelab.errors.core.error_part).
   function errorPart(rules, text) {
     var lines = text.replace(/\r\n/g, "\n").replace(/\r/g, "\n").split("\n").map(bareLine);
     var found = {}, any = false;

@@ -145,10 +145,10 @@ SAME_DEVICE = ErrorKind(
         r"期望设备类型为 ?(?P<want>\w+) ?的对象,? ?但参数 ?#\d+ ?'(?P<arg>\w+)' ?在调用 ?(?P<op>\w+) ?时得到设备类型 ?"
         r"(?P<found>\w+)",
         r"期望 ?(?P<want>cuda|cpu|CUDA|CPU) ?类型(?:的)?对象,? ?但(?:是)?得到(?:了)? ?(?P<found>cuda|cpu|CUDA|CPU)",
-        # a paste cut short after the head, or inside it at the very end of the paste ("... Expected all tensors to
-        # be on the sa"); not before "to be": vmap's "Expected all tensors to have the same size ..." starts the same
         # the 2.8 form cut after the device of the argument it names ("... but got index is on cuda:0...")
         r"Expected all tensors to be on the same device, but got (?P<arg>\w+) is on (?P<found>" + D + r")",
+        # a paste cut short after the head, or inside it at the very end of the paste ("... Expected all tensors to
+        # be on the sa"); not before "to be": vmap's "Expected all tensors to have the same size ..." starts the same
         r"Expected all tensors to be on the same device",
         r"Expected all tensors to be" + "".join("(?:" + c for c in " on the same devic") + ")?" * 18 + "$",
     ),
@@ -1091,11 +1091,11 @@ TWO_DEVICES = ErrorKind(
         r"(?:CPU|cpu)\b)",
         r"(?P<_said>(?:\b(?:not|never)|n't) (?:been |being |getting )?(?:move[ds]?|moving|sent|send|transferr?e?d?|put|"
         r"placed|copied|shift(?:ed)?|migrated)(?: back| over)? (?:to|on|onto|in|into) (?:the )?" + DW + r"(?![\w-]))",
-        # "some of the buffers will store on CPU", "all buffers appear to be stored on cpu", "by default stored on the
-        # CPU"
         # "some variables in the computation are located in CPU", "tensors ... getting sent to 'cpu'"
         r"(?P<_said>\b(?:[Vv]ariables?|" + THING + r")\b[^.\n]{0,80}?\b(?:located|sent|placed) (?:on|in|to|onto) "
         r"(?:the )?'?(?:CPU|cpu)'?(?![\w-]))",
+        # "some of the buffers will store on CPU", "all buffers appear to be stored on cpu", "by default stored on the
+        # CPU"
         r"(?P<_said>\b" + THING + r"\b[^.\n]{0,40}?\b(?:by default |appears? to be |seems? to be )?"
         r"(?:store[ds]?|stay(?:s|ed)?|remain(?:s|ed)?|kept|created|allocated) (?:on|in|at) (?:the )?" + DW +
         r"(?![\w-]))",
@@ -1278,7 +1278,6 @@ REPLICA = ErrorKind(
     confident=False,
     device_error=False,
     undecided=True,
-    candidates=("09-debugging",),
     fallback=True,
     device_fields=(),
     patterns=(r"Caught (?P<exc>[A-Za-z_][\w.]*) in replica (?P<replica>\d+) on device (?P<dev>\d+)",),

@@ -73,7 +73,7 @@ def render_diagnosis(d: Diagnosis, lang: str) -> str:
         # The readings open with their own "Not a device error: ..."; the label says it once.
         reading = re.sub(r"^(?:Not [^:.]*:\s*|不是[^：。]*：)", "", reading)
         reading = reading[:1].upper() + reading[1:]
-        headline = words["undecided" if d.match.kind.undecided and d.kind == d.match.kind.name else "not_device"]
+        headline = words["undecided" if d.match.kind.undecided else "not_device"]
         lines += [(headline + ("" if lang == "zh" else " ") + reading).strip()]
         lines += [_indent(fill(CAUSES[key][lang], values)) for key in d.causes]
         lines += _ranking(d, lang, words)

@@ -569,7 +569,7 @@
       }
       var text = fill(declined.reading[lang], values).replace(/^(?:Not [^:.]*:\s*|\u4E0D\u662F[^\uFF1A\u3002]*\uFF1A)/, "");
       text = text.charAt(0).toUpperCase() + text.slice(1);
-      var headline = d.match.kind.undecided && d.kind === d.match.kind.name ? words.undecided : words.not_device;
+      var headline = d.match.kind.undecided ? words.undecided : words.not_device;
       out.push("<p><strong>" + inline(headline) + "</strong>" + (lang === "zh" ? "" : " ") + inline(text) +
         "</p>");
       d.causes.forEach(function (key) { out.push("<p>" + inline(fill(rules.causes[key][lang], values)) + "</p>"); });

@@ -331,6 +331,7 @@ def bare_line(line: str) -> str:
 
 
 _INDENT = re.compile(r"^\s{2,}")
+_SENTENCE_GLUE = re.compile(r"(?<=[a-z)\]'\"])([.!?])\n(?=[A-Z][a-z])")
 
 
 def normalise(text: str) -> tuple[str, str]:
@@ -342,8 +343,10 @@ def normalise(text: str) -> tuple[str, str]:
     lines = [_BOX.sub(" ", _QUOTE.sub("", line)) for line in text.split("\n")]
     spaced = re.sub(r"\s+", " ", " ".join(lines)).strip()
     # glued: a space kept where a line ends with one, or starts with a single one (a paste wrapped at a fixed width
-    # at a space); an indentation of two or more is a console's or a traceback's, dropped as before
-    glued = re.sub(r"\s+", " ", "".join(_INDENT.sub("", line) for line in lines)).strip()
+    # at a space); an indentation of two or more is a console's or a traceback's, dropped as before. A sentence that
+    # ends its line before a capital letter is not a wrapped word ("... cuda tensors." + "If they are on cpu ...").
+    glued = re.sub(r"\s+", " ", _SENTENCE_GLUE.sub(r"\1 ", "\n".join(_INDENT.sub("", line) for line in lines))
+                   .replace("\n", "")).strip()
     return spaced, glued
 
 

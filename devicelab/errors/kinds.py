@@ -59,6 +59,12 @@ MADE_WITHOUT_DEVICE = (r"\b(?:intermediate|helper|internal|temporary|auxiliary) 
                        r"\b[Tt]ensors? (?:are|were|is|was|get|gets|got|being) (?:\w+ )?(?:created|constructed|built|"
                        r"made|initiali[sz]ed|allocated|specified) (?:on|in|as) (?:the )?(?:CPU|cpu)\b|"
                        r"\bwith torch\. ?device\(|"
+                       # "a new tensor c is created without assigning to the same device as input tensors", "`ones`
+                       # and `eye` tensors not being assigned to the right device"
+                       r"\b(?:created|constructed|built|made|initiali[sz]ed|allocated)\b without (?:assigning|"
+                       r"specifying|setting|passing|giving|moving|putting)\b|"
+                       r"\bnew tensors?\b[^.\n]{0,20}?\b(?:created|constructed|built|made|allocated)\b|"
+                       r"\b(?:zeros|ones|empty|full|arange|eye|linspace|randn|rand|randint)(?: and \w+)? tensors?\b|"
                        # "place zeros(1) on the same device as the param"
                        r"\b(?:zeros|ones|empty|full|arange|randn|rand|eye|tensor)\([^)\n]{0,30}\)[^.\n]{0,30}?"
                        r"\b(?:on|to) the (?:same|default|right|correct) device\b|"
@@ -917,7 +923,8 @@ HAND_WRITTEN = ErrorKind(
 DW = (r"(?:device\(type='(?:cuda|cpu|mps|xpu|meta|xla|hpu|npu)'(?:, ?index=\d+)?\)|"  # torch.device's repr
       r"torch\.cuda\.\w+Tensor|torch\.(?:Float|Double|Half|Long|Int|Byte|Bool|BFloat16)Tensor|"
       r"(?:CUDA|CPU|MPS|XPU)(?:Float|Double|Half|Long|Int|Byte|Bool|BFloat16|ComplexFloat|ComplexDouble)Type|" + D +
-      r"|GPUs|CPUs|GPU|CPU|gpus|cpus|gpu|Gpu|Cpu|Cuda|CUDA|Mps|MPS|XLA|TPU|NPU|XPU|HPU|[Gg]raphics? cards?|"
+      r"|GPUs|CPUs|GPU|CPU|gpus|cpus|gpu|Gpu|Cpu|Cuda|CUDA|Mps|MPS|XLA|TPU|NPU|XPU|HPU|DirectML|Dml|DML|"
+      r"[Gg]raphics? cards?|"
       r"(?:cuda |CUDA |GPU )?device \d+)")
 DW_ZH = r"(?:" + DW + r"|显卡|显存|内存)"
 # What a device word can qualify in a message ("a cpu tensor", "CUDA generator", "GPU weights").
@@ -1062,7 +1069,13 @@ TWO_DEVICES = ErrorKind(
         r"devices? \([^()]{1,30}\) must match|[Dd]ifferent device types?\b|"
         r"(?:on|to) (?:an? |the )?(?:unexpected|wrong|incorrect) device\b|"
         r"(?:does ?n[o']t|do ?n[o']t|cannot|can't) (?:support|accept|handle) (?:\w+ )?"
-        r"(?:CUDA|GPU|cuda|gpu|CPU|cpu|MPS|NPU|XPU|XLA) tensors|(?:必须|需要|应该|要)在同?一(?:块|张|个)(?:显)?卡上|"
+        r"(?:CUDA|GPU|cuda|gpu|CPU|cpu|MPS|NPU|XPU|XLA) tensors|"
+        # a component that refuses what is on the GPU: "couldn't accept input tensor on CUDA", "can not work on CUDA
+        # Tensor"
+        r"(?:could ?n[o']t|could not|can ?not|can't|does ?n[o']t|does not|won'?t) (?:accept|handle|take|work on|"
+        r"work with) (?:an? |the )?(?:(?:input|inputs|tensors?|input tensors?|data) (?:on|from|in) (?:the )?"
+        r"(?:CUDA|GPU|cuda|gpu)\b|(?:CUDA|GPU|cuda|gpu) (?:[Tt]ensors?|inputs?)\b)|"
+        r"(?:必须|需要|应该|要)在同?一(?:块|张|个)(?:显)?卡上|"
         # two GPUs by number, one that works and one that does not: "works for device-0 but not for device-1"
         r"\bworks?\b[^.\n]{0,20}?\b(?:on|for|with) (?:device|GPU|gpu|cuda)[- :]?\d\b[^.\n]{0,20}?\bnot\b"
         r"[^.\n]{0,20}?\b(?:device|GPU|gpu|cuda)[- :]?\d\b|"
@@ -1072,7 +1085,16 @@ TWO_DEVICES = ErrorKind(
         r"(?:wrong|incorrect) (?:device|GPU)\b|different memory locations|"
         # "the input token not addressed on right device", "a mismatch between the generated kernel's device and the
         # input tensor's device", "initialized on the default device, rather than the device of the Q/K/V tensors"
-        r"\bnot (?:\w+ )?(?:on|in|to) (?:the )?(?:right|correct|proper|expected) device\b|"
+        r"\bnot (?:\w+ ){0,2}(?:on|in|to) (?:the )?(?:right|correct|proper|expected) device\b|"
+        # a fix's own words: "move data to correct device when using gpu"
+        r"\b[Mm]ov(?:e|es|ing) (?:the )?(?:\w+ ){0,2}?(?:to|onto) (?:the )?(?:correct|right|proper|appropriate) "
+        r"device\b|"
+        # "errors because some tensors lie on CPU", "the sampling data is created on cpu whereas logits are still on
+        # device"
+        r"\b(?:[Ss]ome|[Cc]ertain|[Rr]emaining) (?:of the )?(?:\w+ )?" + THING + r" (?:still )?(?:lie|reside|stay|"
+        r"remain)s? (?:on|in) (?:the )?(?:CPU|cpu)\b|"
+        r"\bon (?:the )?(?:CPU|cpu)\b[^.\n]{0,10}?\b(?:whereas|while|but)\b[^.\n]{0,40}?\b(?:is|are) (?:still )?on "
+        r"(?:the )?device\b|"
         r"\bmismatch (?:between|of) (?:the )?[\w'. -]{0,40}?\bdevice\b[\w'. -]{0,10}? and (?:the )?[\w'. -]{0,40}?"
         r"\bdevice\b|\b(?:rather than|instead of) (?:on )?the (?:same )?device (?:of|as)\b|"
         r"[Dd]evices? (?:do(?:es)? not|do ?n[o']t|does ?n[o']t) match|"
@@ -1115,8 +1137,9 @@ TWO_DEVICES = ErrorKind(
         + r"{0,60}?\b(?:from|to|with|for|than|onto|into|of type|on|at)\b" + _CUT + r"{0,40}?\b(?P<found>" + DW
         + r")(?![\w-])",
         # Chinese: two things each said to be on a device, "模型在GPU上，数据在CPU上", "张量位于 cuda:0，而权重位于 cpu"
-        r"(?:在|位于|放在|处于) ?(?P<want>" + DW_ZH + r") ?上?" + _CUT + r"{0,30}?(?:在|位于|放在|处于) ?"
-        r"(?P<found>" + DW_ZH + r")",
+        # (two runs compared, "在cuda上运行会报错，如果跑在cpu上则不会", are not a pair)
+        r"(?:在|位于|放在|处于) ?(?P<want>" + DW_ZH + r") ?上?(?:(?!如果|若|要是|换成|改成|改用|换到)" + _CUT +
+        r"){0,30}?(?:在|位于|放在|处于) ?(?P<found>" + DW_ZH + r")",
     ),
     device_fields=("want", "found"),
     routes=(
@@ -1154,7 +1177,7 @@ TWO_DEVICES = ErrorKind(
         # a search index on a device (faiss' "GPU tensor on CPU index") is no embedding's indices
         Route({"_text": r"\b(?:CPU|GPU|cpu|gpu) index\b"}, "01-devices", False, ("batch_not_moved",),
               ("06-multigpu", "09-debugging")),
-        Route({"_text": EMBEDDING + r"|index_select|\bind(?:ex|ices)\b|token"}, "03-embedding", False,
+        Route({"_text": EMBEDDING + r"|index_select|\bind(?:ex|ices)\b(?!=)|token"}, "03-embedding", False,
               ("ids_not_moved", "table_not_moved"), ("05-inside", "09-debugging")),
         Route({"_text": r"\b(?:LSTM|GRU|RNN)\b|[Hh]idden state|\bhx\b|\bh0\b"}, "05-inside", False,
               ("hidden_state",), ("01-devices", "09-debugging")),
@@ -1163,6 +1186,7 @@ TWO_DEVICES = ErrorKind(
                         r"\bnot registered\b|\bbuffers?\b|ModuleList|plain (?:Python )?list|(?:plain|normal|regular) "
                         r"(?:tensor )?attributes?|`self\.\w+`|\bby default (?:stored|created|made|on)\b|"
                         r"list of (?:modules|layers)|\btrac(?:ed|ing)\b[^.\n]{0,40}\bon (?:the )?(?:cpu|CPU)\b|"
+                        r"\bdecompositions?\b|"
                         + MADE_WITHOUT_DEVICE},
               "05-inside", False, ("tensor_made_inside",), ("01-devices", "09-debugging")),
         Route({"_text": r"\bDGL|\bdgl\b|[Gg]raphs? (?:to batch|must be)|DataLoader|[Dd]ataloader|collate|pin_memory|"

@@ -173,7 +173,8 @@ def test_the_general_reading_gets_the_same_verdict_as_python(page, base_url):
     page.goto(f"{base_url}{PAGES['en']}")
     sources = json.loads(general.SOURCES.read_text(encoding="utf-8"))
     names = ("novel_dev9.json", "novel_dev10.json", "novel_dev11.json", "novel_dev12.json", "novel_dev13.json",
-             "novel_dev14.json", "novel_dev15.json", "novel_dev16.json", "novel_dev17.json")
+             "novel_dev14.json", "novel_dev15.json", "novel_dev16.json", "novel_dev17.json",
+             "novel_dev18.json")
     batch = [entry for name in names
              for entry in json.loads((ROOT / "tests" / "errors" / name).read_text(encoding="utf-8"))]
     texts = [e["text"] for e in sources] + [e["text"] for e in batch] + general.FROM_THE_SOURCES + general.PROSE

@@ -118,6 +118,14 @@ PROSE = [
     "Weights are in CPU format after the update; I have to call .cuda() on the models myself.",
     # the sixteenth batch's development half
     "It is easy to forget to copy `.bg` and `.mask` to CUDA devices before the call.",
+    # the eighteenth batch's development half: a component that refuses what is on the GPU, a fix's own words, a
+    # few tensors left on the CPU, made on the CPU while the rest is on the device, a DirectML tensor expected
+    "The blur augmentation couldn't accept an input tensor on CUDA, while the colour ones can.",
+    "The filter's window can not work on CUDA tensors: it is built once at construction.",
+    "Move the batch to the correct device when a GPU is given on the command line",
+    "The run fails because some weights still lie on CPU after sharding the encoder.",
+    "The lookup table is created on cpu whereas the scores are still on device, so the gather fails.",
+    "RuntimeError: the kernel expects Dml tensor as inputs",
 ]
 TWO_GPUS = [
     'With "device": "cuda:1" in the config the weights still load on device 0, and then tensors are on different '
@@ -169,6 +177,10 @@ INSIDE = [
     # the fifteenth batch's development half: a library's own tensors left on the CPU, in a poster's words
     "With every input on cuda the rotation fails: it seems some variables in the computation are located in CPU.",
     "Inside the spline layer, some tensors being built and then reused were always getting sent to 'cpu'.",
+    # the eighteenth batch's development half: a tensor made without saying where, told in words
+    "A new tensor w is created without assigning it to the same device as the inputs, so the example fails on GPU.",
+    "The `zeros` and `arange` tensors are not being assigned to the right device inside the helper.",
+    "Tensor located on cpu in the graph's decompositions pass",
 ]
 # A checkpoint from a GPU, loaded where there is none, told in the poster's words: chapter 07.
 LOADED_WITHOUT_THE_GPU = [
@@ -187,6 +199,11 @@ NEGATIVES = [
     "RuntimeError: mat1 and mat2 must have the same dtype, but got Float and Half",
     "在CPU上可以运行，在GPU上就报错：CUDA error: device-side assert triggered",
     "It works with cuda:0 but not with the CPU build of the extension.",  # one GPU by number is no pair of GPUs
+    # a sentence that ends its line is not glued to the next one: two runs compared, not two places
+    "The sort returns the error below when the inputs are cuda tensors.\nIf they are on cpu, all is well.",
+    "在cuda上运行会报如下错误，如果跑在cpu上则不会，但cpu上太慢",
+    "The data loader cannot work on CUDA machines without the driver: RuntimeError: Found no NVIDIA driver",
+    "The model sits on the GPU and trains fine, but the loss is NaN after two epochs.",
 ]
 
 

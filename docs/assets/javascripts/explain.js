@@ -66,8 +66,10 @@
     });
     var spaced = lines.join(" ").replace(/\s+/g, " ").trim();
     // glued: a space kept where a line ends with one, or starts with a single one (a paste wrapped at a fixed width
-    // at a space); an indentation of two or more is a console's or a traceback's, dropped as before
-    var glued = lines.map(function (l) { return l.replace(/^\s{2,}/, ""); }).join("").replace(/\s+/g, " ").trim();
+    // at a space); an indentation of two or more is a console's or a traceback's, dropped as before. A sentence that
+    // ends its line before a capital letter is not a wrapped word ("... cuda tensors." + "If they are on cpu ...").
+    var glued = lines.map(function (l) { return l.replace(/^\s{2,}/, ""); }).join("\n")
+      .replace(/(?<=[a-z)\]'"])([.!?])\n(?=[A-Z][a-z])/g, "$1 ").replace(/\n/g, "").replace(/\s+/g, " ").trim();
     return [spaced, glued];
   }
 

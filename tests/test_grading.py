@@ -13,6 +13,7 @@ import inspect
 import io
 import json
 import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -482,6 +483,21 @@ def test_honest_notebooks_of_every_lab_raise_no_tamper_flag(tmp_path):
         wanted = "correct" if name.endswith("-solved") else "not_attempted"
         statuses = [row[k] for k in row if re.fullmatch(r"ex\d+", k) and row[k] != "-"]
         assert statuses and set(statuses) == {wanted}, (name, statuses)
+
+
+def test_the_graders_statuses_are_the_checks_and_its_workers_import_no_torch():
+    """The grader writes the checks' three statuses itself: devicelab.checks imports torch, and a worker process (a
+    fresh interpreter per job, `-j N`) drives kernels without it. The names of each lab's exercises come from the
+    process that started the workers."""
+    from devicelab import checks
+
+    assert (grading.CORRECT, grading.INCORRECT, grading.NOT_ATTEMPTED) == (
+        checks.CORRECT, checks.INCORRECT, checks.NOT_ATTEMPTED)
+    assert grading.exercise_names()["01-devices"] == ["ex1", "ex2"]
+    probe = ("import sys, devicelab.grading, devicelab.chapters\n"
+             "print(sorted(m for m in ('torch', 'numpy') if m in sys.modules))")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, check=True)
+    assert done.stdout.strip() == "[]", done.stdout + done.stderr
 
 
 def test_fingerprints_are_compared_outside_the_kernel():

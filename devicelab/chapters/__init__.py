@@ -1,12 +1,17 @@
-"""The exercises of each chapter, one module per chapter, found by lab id."""
+"""The exercises of each chapter, one module per chapter, found by lab id.
+
+Importing this package imports no torch (the grader's worker processes read `MODULES` and nothing else); a chapter's
+module does, when `exercises_for` loads it."""
 
 from __future__ import annotations
 
 import importlib
+from typing import TYPE_CHECKING
 
-import torch
+if TYPE_CHECKING:
+    import torch
 
-from ..checks import Exercise
+    from ..checks import Exercise
 
 MODULES = {
     "01-devices": "basics",

@@ -63,13 +63,15 @@ from pathlib import Path
 import nbformat
 
 from ..chapters import MODULES, exercises_for
-from ..checks import CORRECT, INCORRECT, NOT_ATTEMPTED
 from . import world as worlds
 from .kernel import compare
 from .scan import MARKER, python_of, static_findings
 
 __all__ = ["MARKER", "Grade", "feedback", "find_notebooks", "grade", "main", "static_findings", "write_gradebook"]
 
+# devicelab.checks' statuses, written here: that module imports torch, which the grader's worker processes do without
+# (a worker drives kernels and reads notebooks; tests/test_grading.py checks that the two agree)
+NOT_ATTEMPTED, INCORRECT, CORRECT = "not_attempted", "incorrect", "correct"
 NOT_GRADED = "not_graded"  # the notebook stopped before this exercise could be judged
 LAB_LINE = re.compile(r'^LAB = "([\w-]+)"', re.M)
 LANG_LINE = re.compile(r'^LANG = "(\w+)"', re.M)
@@ -449,8 +451,10 @@ def summary(findings: list[str], shown: int = SHORT_FINDINGS) -> str:
 
 
 def grade(path: Path, timeout: int = 300, shown: str = "", files: dict[str, bytes] | None = None,
-          sandbox: bool = False, max_runs: int = MAX_RUNS, warm: str | None = None) -> Grade:
-    """Run one submission in fresh worlds and judge each of its exercises on its own (with `files`' checks)."""
+          sandbox: bool = False, max_runs: int = MAX_RUNS, warm: str | None = None,
+          names: dict[str, list[str]] | None = None) -> Grade:
+    """Run one submission in fresh worlds and judge each of its exercises on its own (with `files`' checks).
+    `names`: each lab's exercise names, when the caller has them (a worker process then loads no chapter's module)."""
     started = time.monotonic()
     result = Grade(path, shown=shown or path.as_posix(), sandbox=sandbox)
     result.student = student_of(result.shown)
@@ -472,7 +476,7 @@ def grade(path: Path, timeout: int = 300, shown: str = "", files: dict[str, byte
         result.tampered = static
         result.seconds = round(time.monotonic() - started, 1)
         return result
-    names = [ex.name for ex in exercises_for(lab)]
+    names = (names or {}).get(lab) or [ex.name for ex in exercises_for(lab)]
     result.verdicts = {name: NOT_GRADED for name in names}
     hidden = [str(path.resolve().parent), *filter(None, os.environ.get(HIDDEN_ENV, "").split(os.pathsep))]
     config = {"root": f"_devicelab_{secrets.token_hex(8)}", "hashes": hashes, "skip_files": list(NOT_LOADED),
@@ -585,10 +589,15 @@ def feedback(g: Grade) -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
+def exercise_names() -> dict[str, list[str]]:
+    """Each lab's exercise names, in the notebook's order (this loads every chapter's module, and torch)."""
+    return {lab: [ex.name for ex in exercises_for(lab)] for lab in MODULES}
+
+
 def _grade_job(path: str, timeout: int, shown: str, files: dict[str, bytes], sandbox: bool, max_runs: int,
-               warm: str | None) -> Grade:
+               warm: str | None, names: dict[str, list[str]]) -> Grade:
     warnings.simplefilter("ignore")
-    return grade(Path(path), timeout, shown, files, sandbox, max_runs, warm)
+    return grade(Path(path), timeout, shown, files, sandbox, max_runs, warm, names)
 
 
 def _positive(value: str) -> int:
@@ -680,8 +689,10 @@ def _grade_all(notebooks: list[tuple[Path, str]], jobs: int, timeout: int, files
         for index, (path, shown) in enumerate(notebooks):
             report(index, grade(path, timeout, shown, files, sandbox, max_runs, warm))
     else:
+        # Each worker is a fresh interpreter that imports the grader and no torch: the exercises' names come from here.
+        names = exercise_names()
         with ProcessPoolExecutor(jobs, mp_context=get_context("spawn")) as pool:
-            futures = {pool.submit(_grade_job, str(path), timeout, shown, files, sandbox, max_runs, warm): index
+            futures = {pool.submit(_grade_job, str(path), timeout, shown, files, sandbox, max_runs, warm, names): index
                        for index, (path, shown) in enumerate(notebooks)}
             for future in as_completed(futures):
                 report(futures[future], future.result())

@@ -59,6 +59,23 @@ def without_cuda(key: str) -> str:
     return "" if torch.cuda.is_available() else key
 
 
+def pick(answers: list[Answer], exercise: str, expect: str) -> Answer:
+    """The first answer of the bank for `exercise` with that verdict, neither hostile nor needing a fresh kernel: the
+    one the learner's walk (tests/learner) types."""
+    for answer in answers:
+        if (answer.exercise == exercise and (answer.expect == CORRECT) == (expect == CORRECT)
+                and not answer.fresh and not answer.name.startswith("hostile")):
+            return answer
+    raise LookupError(f"no {expect} answer for {exercise} in the bank")
+
+
+def walked(answers: list[Answer]) -> list[Answer]:
+    """The right answers the learner's walk types, one per exercise. The walk runs the whole student notebook with
+    them in place, the proof included, in both languages, and runs it all again: it asserts that no cell raises and
+    that every check still accepts its answer, which is what a proof round of `judge` asserts for them."""
+    return [pick(answers, exercise, CORRECT) for exercise in sorted({a.exercise for a in answers})]
+
+
 def banks() -> list[str]:
     """The bank modules, by lab id order."""
     return sorted(p.stem for p in Path(__file__).parent.glob("bank_*.py"))
@@ -188,7 +205,8 @@ class Judged:
     proofs: list[tuple[list[Answer], list[str], dict[str, dict[str, str]]]]  # each round: errors, verdicts
 
 
-def judge(lab: str, answers: list[Answer], lang: str = "en", proofs: bool = True) -> Judged:
+def judge(lab: str, answers: list[Answer], lang: str = "en", proofs: bool = True,
+          proven: list[Answer] | tuple[Answer, ...] = ()) -> Judged:
     """Judge every answer of a bank and run the rest of the notebook with every round of right answers.
 
     One kernel runs the solution notebook cell by cell. Right before each `exN.check()` cell, every bank
@@ -197,7 +215,8 @@ def judge(lab: str, answers: list[Answer], lang: str = "en", proofs: bool = True
     the first cell a round of right answers replaces, a fork runs the rest of the notebook with the round's
     answers in place of the solution's (the proof's assertions included) and asks every check at the end.
     The kernel itself stops after the last fork: the solution's own proof is nbval's to run.
-    With `proofs=False` only the verdicts are asked.
+    With `proofs=False` only the verdicts are asked; right answers in `proven` (those another test already runs
+    the whole notebook with: `walked`) get their verdict but no proof round.
     """
     cells = code_cells(lab, lang)
     blanks = student_cells(lab, lang)
@@ -206,7 +225,7 @@ def judge(lab: str, answers: list[Answer], lang: str = "en", proofs: bool = True
     missing = {a.exercise for a in answers} - set(where)
     if missing:
         raise ValueError(f"{lab}: no answer cell found for {sorted(missing)}")
-    groups = rounds(answers) if proofs else []
+    groups = rounds([a for a in answers if a not in proven]) if proofs else []
     starts = [min(where[a.exercise] for a in group) for group in groups]
     judged_answers: dict[int, dict[str, str]] = {}
     ran: dict[int, tuple[list[str], dict[str, dict[str, str]]]] = {}

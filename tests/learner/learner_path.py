@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "answers"))
 
 import harness  # noqa: E402  (the answer banks and their kernel, shared with tests/answers)
-from harness import CORRECT, load_bank  # noqa: E402
+from harness import CORRECT, load_bank, pick  # noqa: E402
 
 MARK = "DEVICELAB-LEARNER "
 
@@ -98,15 +98,6 @@ class Path_:
     rerun_proof_output: str = ""
 
 
-def _pick(answers, exercise: str, expect: str):
-    """The first answer of the bank for `exercise` with that verdict, neither hostile nor needing a fresh kernel."""
-    for answer in answers:
-        if (answer.exercise == exercise and (answer.expect == CORRECT) == (expect == CORRECT)
-                and not answer.fresh and not answer.name.startswith("hostile")):
-            return answer
-    raise LookupError(f"no {expect} answer for {exercise} in the bank")
-
-
 def _strip_comment(line: str) -> str:
     return re.sub(r"\s+#\s.*$", "", line).rstrip()
 
@@ -161,7 +152,7 @@ def walk(lab: str, lang: str = "en") -> Path_:
                 step = Step(exercise)
                 step.answer_lines = answer_lines(solution[where[exercise]], student[where[exercise]])
                 step.placeholder = kernel.verdict(exercise)
-                wrong, right = _pick(answers, exercise, "incorrect"), _pick(answers, exercise, CORRECT)
+                wrong, right = pick(answers, exercise, "incorrect"), pick(answers, exercise, CORRECT)
                 step.wrong_name, step.right_name = wrong.name, right.name
                 kernel.run(wrong.code)
                 step.wrong = kernel.verdict(exercise)

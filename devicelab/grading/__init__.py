@@ -55,6 +55,7 @@ import subprocess
 import sys
 import time
 import warnings
+from collections.abc import Iterable
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, field
 from multiprocessing import get_context
@@ -476,7 +477,7 @@ def grade(path: Path, timeout: int = 300, shown: str = "", files: dict[str, byte
         result.tampered = static
         result.seconds = round(time.monotonic() - started, 1)
         return result
-    names = (names or {}).get(lab) or [ex.name for ex in exercises_for(lab)]
+    names = (names or exercise_names([lab]))[lab]
     result.verdicts = {name: NOT_GRADED for name in names}
     hidden = [str(path.resolve().parent), *filter(None, os.environ.get(HIDDEN_ENV, "").split(os.pathsep))]
     config = {"root": f"_devicelab_{secrets.token_hex(8)}", "hashes": hashes, "skip_files": list(NOT_LOADED),
@@ -589,9 +590,9 @@ def feedback(g: Grade) -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
-def exercise_names() -> dict[str, list[str]]:
-    """Each lab's exercise names, in the notebook's order (this loads every chapter's module, and torch)."""
-    return {lab: [ex.name for ex in exercises_for(lab)] for lab in MODULES}
+def exercise_names(labs: Iterable[str] = MODULES) -> dict[str, list[str]]:
+    """Each lab's exercise names, in the notebook's order (this loads the labs' chapter modules, and torch)."""
+    return {lab: [ex.name for ex in exercises_for(lab)] for lab in labs}
 
 
 def _grade_job(path: str, timeout: int, shown: str, files: dict[str, bytes], sandbox: bool, max_runs: int,

@@ -161,7 +161,7 @@ def test_pastes_in_lower_case_escaped_or_quoted_get_the_same_verdict_as_python(p
 
 
 def test_the_general_reading_gets_the_same_verdict_as_python(page, base_url):
-    """The device checks mined from the sources, the ninth to seventeenth batches' development pastes (posters' words,
+    """The device checks mined from the sources, the development pastes of the ninth batch on (posters' words,
     two GPUs named by number or several in words, a pair that names one device twice before the real pair, a title cut
     by "…") and the general reading's unit cases (tests/unit/test_errors_general_reading.py) read the same on the
     page."""
@@ -172,11 +172,7 @@ def test_the_general_reading_gets_the_same_verdict_as_python(page, base_url):
     spec.loader.exec_module(general)
     page.goto(f"{base_url}{PAGES['en']}")
     sources = json.loads(general.SOURCES.read_text(encoding="utf-8"))
-    names = ("novel_dev9.json", "novel_dev10.json", "novel_dev11.json", "novel_dev12.json", "novel_dev13.json",
-             "novel_dev14.json", "novel_dev15.json", "novel_dev16.json", "novel_dev17.json",
-             "novel_dev18.json")
-    batch = [entry for name in names
-             for entry in json.loads((ROOT / "tests" / "errors" / name).read_text(encoding="utf-8"))]
+    batch = [entry for path in general.DEVELOPMENT_HALVES for entry in json.loads(path.read_text(encoding="utf-8"))]
     texts = [e["text"] for e in sources] + [e["text"] for e in batch] + general.FROM_THE_SOURCES + general.PROSE
     texts += general.TWO_GPUS + general.NEGATIVES + general.LOADED_WITHOUT_THE_GPU + general.INSIDE
     texts += ["Move the labels to avoid tensors on different \u2026" + newline + "\u2026devices in the loss"

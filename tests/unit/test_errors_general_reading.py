@@ -16,6 +16,10 @@ import pytest
 from devicelab.errors import diagnose
 
 SOURCES = Path(__file__).resolve().parents[1] / "errors" / "source_wordings.json"
+# The development halves the general reading was written from: the ninth batch's (novel_dev9.json) and every later one.
+DEVELOPMENT_HALVES = sorted((p for p in SOURCES.parent.glob("novel_dev*.json")
+                             if int(p.stem.removeprefix("novel_dev") or 1) >= 9),
+                            key=lambda p: int(p.stem.removeprefix("novel_dev")))
 
 # Wordings from the sources (rendered as printed, with plausible values in their slots) that the reading missed
 # before: each names two places, or one place a tensor must be on or is wrongly on, in its own words.

@@ -14,11 +14,11 @@ ROOT = Path(__file__).resolve().parents[2]
 TEXTS = [e["text"] for e in json.loads((ROOT / "tests" / "errors" / "corpus.json").read_text(encoding="utf-8"))]
 TEXTS += [kind.example for kind in KINDS.values()]
 # The general reading's sources: the device checks mined from PyTorch's and libraries' code, and the development halves
-# of the ninth to eighteenth batches (posters' own words, two GPUs by number, checkpoints loaded without the GPU).
-for _name in ("source_wordings.json", "novel_dev9.json", "novel_dev10.json", "novel_dev11.json",
-              "novel_dev12.json", "novel_dev13.json", "novel_dev14.json", "novel_dev15.json", "novel_dev16.json",
-              "novel_dev17.json", "novel_dev18.json"):
-    TEXTS += [e["text"] for e in json.loads((ROOT / "tests" / "errors" / _name).read_text(encoding="utf-8"))]
+# of the ninth batch on (posters' own words, two GPUs by number, checkpoints loaded without the GPU).
+_ERRORS = ROOT / "tests" / "errors"
+_HALVES = [p for p in _ERRORS.glob("novel_dev*.json") if int(p.stem.removeprefix("novel_dev") or 1) >= 9]
+for _path in [_ERRORS / "source_wordings.json", *sorted(_HALVES)]:
+    TEXTS += [e["text"] for e in json.loads(_path.read_text(encoding="utf-8"))]
 # Wordings whose reading was once empty or did not fit (they name no operation, no argument, or no device).
 TEXTS += [
     "NotImplementedError: Cannot copy out of meta tensor; no data!",

@@ -79,7 +79,8 @@ MADE_WITHOUT_DEVICE = (r"\b(?:intermediate|helper|internal|temporary|auxiliary) 
 # predict on CPU", "gpu训练cpu预测"
 TRAINED_ON_GPU_USED_ON_CPU = (
     r"\b(?:[Tt]rained|[Ss]aved)\b[^\n]{0,40}?\b(?:GPU|gpu|cuda|CUDA)s?\b[^\n]{0,80}?\b(?:[Pp]redict\w*|[Ii]nfer\w*|"
-    r"[Rr]un\w*|[Tt]est\w*|[Dd]eploy\w*)\b[^\n]{0,40}?(?:\b(?:on|to|with) (?:a |an |my )?(?:CPU|cpu)\b|"
+    r"[Rr]un\w*|[Tt]est\w*|[Dd]eploy\w*|[Ss]ampl\w*|[Gg]enerat\w*|[Ee]valuat\w*)\b[^\n]{0,40}?"
+    r"(?:\b(?:on|to|with) (?:a |an |my )?(?:CPU|cpu)\b|"
     r"\b(?:CPU|cpu)[- ]only\b|\bonly[- ](?:CPU|cpu)\b|\bwithout (?:a |any )?(?:GPU|CUDA)\b)|"
     r"(?:GPU|gpu|cuda|CUDA|显卡) ?上?训练[^。\n]{0,12}?(?:CPU|cpu) ?上?(?:预测|推理|加载|运行|测试|部署)")
 # Chinese renderings that Chinese posts quote (machine or hand translations of the English sentence).
@@ -958,8 +959,9 @@ TWO_DEVICES = ErrorKind(
         r"{0,50}?(?:\b(?:and|vs\.?|versus|or|but|while|whereas|yet)\b| [-/] )" + _CUT + r"{0,50}?\b(?P<found>" + DW +
         r")(?![\w-])",
         # two things, each said to be on its device: "seq_lens is on cpu, block_table on cuda:0"
-        r"\b\w+ (?:is |are |was |were )?on (?P<want>" + DW + r")(?![\w-]),? (?:and |but |while |whereas )?(?:the )?\w+ "
-        r"(?:is |are |was |were )?on (?P<found>" + DW + r")(?![\w-])",
+        # (or "seq_lens is on cpu; block_table is on cuda:0")
+        r"\b\w+ (?:is |are |was |were )?on (?P<want>" + DW + r")(?![\w-])[,;]? (?:and |but |while |whereas )?"
+        r"(?:the )?\w+ (?:is |are |was |were )?on (?P<found>" + DW + r")(?![\w-])",
         # a pair joined by a slash and called a mismatch: "there will be a CUDA/CPU mismatch"
         r"\b(?P<want>" + DW + r")(?![\w-]) ?/ ?(?P<found>" + DW + r")(?![\w-]) (?:device )?(?:mismatch|conflict|mix)",
         # both places named as a pair: "a module with both CPU and GPU params", "Both 'meta' and 'cpu' are present",
@@ -1097,10 +1099,15 @@ TWO_DEVICES = ErrorKind(
         r"(?:the )?device\b|"
         r"\bmismatch (?:between|of) (?:the )?[\w'. -]{0,40}?\bdevice\b[\w'. -]{0,10}? and (?:the )?[\w'. -]{0,40}?"
         r"\bdevice\b|\b(?:rather than|instead of) (?:on )?the (?:same )?device (?:of|as)\b|"
+        # "Please move the labels to the device of the logits", "move inputs to the same device as the model"
+        r"\b[Mm]ov(?:e|es|ing) (?:the |your |all )?(?:\w+ ){0,2}?(?:to|onto) the (?:same )?device (?:of|as)\b"
+        r"(?! (?:your |the user's |their )?choice)|"
         r"[Dd]evices? (?:do(?:es)? not|do ?n[o']t|does ?n[o']t) match|"
         r"same (?:\w+ ){0,2}(?:device|GPU)\b|not (?:be )?(?:on|in) (?:a |the )?(?:GPU|CPU|cuda|CUDA|device)\b|"
         r"same (?:\w+, ){1,3}(?:and )?device\b|same backend|不同(?:的)? ?(?:设备|device|GPU|gpu|显卡)|不在一个设备|"
         r"不[在再]同?一(?:个|块|张)? ?(?:显卡|卡|GPU|gpu|device|设备)|设备不一样|"
+        # a fix that moves the model's own attribute where the model runs: "需要添加self.ids = self.ids.to(self.device)"
+        r"\bself\.\w+ ?= ?self\.\w+\.to\([^()\n]{0,40}?device[^()\n]{0,20}?\)|"
         # "需要把数据也放到cuda上": a thing that has to be moved too
         r"(?:需要|应该|应当|要|得|必须)把[^，,。\n]{0,20}?(?:放|移|转|迁移)(?:到|至) ?" + DW_ZH + r"|"
         r"同一(?:个)?设备|(?:设备|device|显卡) ?不(?:一致|匹配|同)|device_map='?auto'?[^\n]{0,80}?distributed)",
@@ -1163,7 +1170,8 @@ TWO_DEVICES = ErrorKind(
         Route({"_text": MULTI_GPU, "relation": "^type$"}, "06-multigpu", False, ("model_not_moved", "batch_not_moved"),
               ("01-devices", "09-debugging")),
         Route({"_text": MULTI_GPU}, "06-multigpu", False, ("multi_gpu_mix",), ("01-devices", "09-debugging")),
-        Route({"_text": OPTIMIZER_STATE + r"|torch/optim/|capturable=True|state_steps|fused=True"}, "07-checkpoints",
+        Route({"_text": OPTIMIZER_STATE + r"|torch/optim/|capturable=True|state_steps|fused=True|"
+                        r"\b[Oo]ptimi[sz]er(?:'s)? states?\b|\bstate of the optimi[sz]er\b"}, "07-checkpoints",
               False, ("optimizer_state",), ("01-devices", "09-debugging")),
         Route({"_text": r"state_dict|[Cc]heckpoint|torch\.load|map_location|from_pretrained|safetensors|"
                         r"[Dd]eserializ|\.ckpt\b"}, "07-checkpoints", False, ("map_location", "meta_weights"),
@@ -1183,6 +1191,7 @@ TWO_DEVICES = ErrorKind(
               ("hidden_state",), ("01-devices", "09-debugging")),
         # a tensor or layer the model holds without registering it: a plain attribute, a Python list of layers
         Route({"_text": r"register_buffer|def forward|in forward|\bforward\(|self\.\w+ = torch\.|\b[Uu]nregistered\b|"
+                        r"\bself\.\w+ ?= ?self\.\w+\.(?:to|cuda)\(|"
                         r"\bnot registered\b|\bbuffers?\b|ModuleList|plain (?:Python )?list|(?:plain|normal|regular) "
                         r"(?:tensor )?attributes?|`self\.\w+`|\bby default (?:stored|created|made|on)\b|"
                         r"list of (?:modules|layers)|\btrac(?:ed|ing)\b[^.\n]{0,40}\bon (?:the )?(?:cpu|CPU)\b|"
@@ -1531,6 +1540,25 @@ DEVICE_STRING = _declined(
     "设备应写成 `cpu`、`cuda`、`cuda:0`、`mps`；第 01 章介绍如何选出在任何机器上都能用的设备。",
 )
 
+# "don't know how to restore data location of torch.FloatStorage (tagged with gpu)": the place torch.load was asked to
+# restore to (a map_location string) is no device name at all; a real one ("cuda:1", "xla:0") is the general reading's
+# checkpoint saved where the device is absent.
+KNOWN_TAGS = (r"cuda|cpu|mps|xla|meta|npu|xpu|hpu|ipu|hip|mtia|privateuseone|lazy|vulkan|ve|ort|maia|fpga|ideep|"
+              r"opengl|opencl|mkldnn|musa|mlu|dcu|gcu|tpu")
+LOCATION_TAG = _declined(
+    "location_tag",
+    "07-checkpoints",
+    (r"restore data location of [\w.]+ \(tagged with (?P<given>(?!(?:" + KNOWN_TAGS + r")(?![A-Za-z]))[^)\s]+)\)",),
+    "RuntimeError: don't know how to restore data location of torch.FloatStorage (tagged with gpu)",
+    "Not a placement mix-up between tensors: `torch.load` was asked to restore the checkpoint's tensors to `{given}`, "
+    "which is no device name PyTorch knows (the name comes from `map_location` when it is a string). Pass "
+    "`map_location=\"cuda\"`, `\"cuda:0\"`, `\"cpu\"` or a `torch.device`; chapter 07 covers loading onto the right "
+    "device.",
+    "不是张量之间放错了设备：`torch.load` 被要求把检查点里的张量恢复到 `{given}`，而这不是 PyTorch 认识的设备名"
+    "（`map_location` 是字符串时，这个名字就来自它）。请传入 `map_location=\"cuda\"`、`\"cuda:0\"`、`\"cpu\"` "
+    "或一个 `torch.device`；第 07 章讲如何把检查点加载到正确的设备上。",
+)
+
 MPS_MISSING_OP = _declined(
     "mps_missing_operator",
     "01-devices",
@@ -1639,7 +1667,7 @@ ALL = (
     PACKED_LENGTHS, GRADIENT_DEVICE, LEGACY_ARGUMENTS, HAND_WRITTEN, TWO_DEVICES, TWO_PLACES_IN_WORDS, REPLICA,
     AUTOCAST_DEVICE_TYPE,
     STATE_DICT_PREFIX, WEIGHTS_ONLY, DTYPE, SHAPE, OOM, SHARED_GPU, CUDA_FAULT, NO_CUDA, INVALID_ORDINAL, DEVICE_STRING,
-    NO_GPU_BUILD, CUDA_FORK, MPS_MISSING_OP, AMP_NEEDS_GPU, OFFLOADED_MOVE, OFFLOADED_MODULES,
+    NO_GPU_BUILD, CUDA_FORK, LOCATION_TAG, MPS_MISSING_OP, AMP_NEEDS_GPU, OFFLOADED_MOVE, OFFLOADED_MODULES,
     INCOMPLETE_DEVICE_MAP,
     AMP_FAILURE,
 )

@@ -67,6 +67,10 @@ FROM_THE_SOURCES = [
      "current model, which is a no-op. (Did you mean to pass `assign=True`?)", "07-checkpoints"),
     ("RuntimeError: Expected a NPU Generator", "04-batches"),
     ('dgl._ffi.base.DGLError: Expect argument "feat" to have device cuda:0. But got cpu.', "04-batches"),
+    # an optimizer's state named in words (not by its fields, exp_avg and the like): chapter 07's resumed state
+    ("UserWarning: the optimizer's state is on cpu while the parameters are on cuda:0", "07-checkpoints"),
+    # two things each on its device, the clauses cut by a semicolon; buffers are chapter 05's
+    ("RuntimeError: running buffers are on cpu; parameters are on cuda:0", "05-inside"),
 ])
 def test_what_the_wording_is_about_chooses_the_chapter(text, chapter):
     d = diagnose(text)
@@ -130,6 +134,8 @@ PROSE = [
     "The run fails because some weights still lie on CPU after sharding the encoder.",
     "The lookup table is created on cpu whereas the scores are still on device, so the gather fails.",
     "RuntimeError: the kernel expects Dml tensor as inputs",
+    # a library's advice: move a thing to the device of another
+    "ValueError: Please move the targets to the device of the predictions before calling update().",
 ]
 TWO_GPUS = [
     'With "device": "cuda:1" in the config the weights still load on device 0, and then tensors are on different '
@@ -185,6 +191,8 @@ INSIDE = [
     "A new tensor w is created without assigning it to the same device as the inputs, so the example fails on GPU.",
     "The `zeros` and `arange` tensors are not being assigned to the right device inside the helper.",
     "Tensor located on cpu in the graph's decompositions pass",
+    # the nineteenth batch's development half: the fix quoted, a model's attribute moved where the model runs
+    "It fails on the GPU; the fix is to add self.item_ids = self.item_ids.to(self.device) in the model.",
 ]
 # A checkpoint from a GPU, loaded where there is none, told in the poster's words: chapter 07.
 LOADED_WITHOUT_THE_GPU = [
@@ -192,6 +200,8 @@ LOADED_WITHOUT_THE_GPU = [
     "Loading the model trained on a GPU machine fails on a CPU-only machine.",
     "Restoring the exported learner with load_learner in an environment without XLA raises an error.",
     "模型用GPU训练，在CPU上预测时加载失败",
+    # the nineteenth batch's development half: trained on a GPU, sampled on a machine without one
+    "The synthesizer trained on a CUDA machine cannot sample on a cpu-only laptop.",
     # the fourteenth batch's development half, also when a pair of devices is read first
     "The network was trained on GPU servers and is unable to predict on CPU: tensors on cuda and cpu.",
 ]
@@ -208,6 +218,10 @@ NEGATIVES = [
     "在cuda上运行会报如下错误，如果跑在cpu上则不会，但cpu上太慢",
     "The data loader cannot work on CUDA machines without the driver: RuntimeError: Found no NVIDIA driver",
     "The model sits on the GPU and trains fine, but the loss is NaN after two epochs.",
+    "You can move the model to the device of your choice with the --device flag; training then diverges.",
+    # a traceback's code line that moves a model's attribute is no fix in words
+    '  File "train.py", line 460, in cuda\n    self.net = self.network.cuda()\nRuntimeError: CUDA error: out of '
+    'memory',
 ]
 
 
@@ -461,3 +475,23 @@ def test_legacy_type_names_without_torch_and_an_assert_on_a_device_are_read(text
 def test_two_legacy_names_of_one_device_are_no_pair():
     assert not diagnose("expected FloatTensor but found LongTensor").device_error
     assert not diagnose("expected cuda.FloatTensor but found cuda.LongTensor").device_error
+
+
+def test_a_checkpoint_restored_to_a_name_pytorch_does_not_know_is_declined_with_chapter_07():
+    """The real message of `torch.load(..., map_location="gpu")` on this machine: "gpu" is no device name, so the
+    message's tag is not a second device. A real tag (a GPU the checkpoint was saved on) stays a device error."""
+    import io
+
+    import torch
+
+    buffer = io.BytesIO()
+    torch.save({"w": torch.ones(2)}, buffer)
+    buffer.seek(0)
+    with pytest.raises(RuntimeError) as raised:
+        torch.load(buffer, map_location="gpu")
+    message = f"RuntimeError: {raised.value}"
+    assert "(tagged with gpu)" in message
+    d = diagnose(message)
+    assert (d.device_error, d.kind, d.chapter) == (False, "location_tag", "07-checkpoints")
+    real = diagnose(message.replace("(tagged with gpu)", "(tagged with cuda:1)"))
+    assert real.device_error and real.chapter == "07-checkpoints"

@@ -162,9 +162,9 @@ def device_of(value: str) -> str:
     shown = re.fullmatch(r"device\(type='(\w+)'(?:, ?index=(\d+))?\)", low, re.ASCII)  # torch.device's repr
     if shown:
         return shown.group(1) + (":" + shown.group(2) if shown.group(2) else "")
-    numbered = re.fullmatch(r"(?:cuda |gpu )?device (\d+)", low, re.ASCII)  # "device 1", "CUDA device 0"
+    numbered = re.fullmatch(r"(?:cuda |gpu )?device (-1|\d+)", low, re.ASCII)  # "device 1", "CUDA device 0"
     if numbered:
-        return "cuda:" + numbered.group(1)
+        return "cpu" if numbered.group(1) == "-1" else "cuda:" + numbered.group(1)  # "device -1": the CPU
     if v in ("显卡", "显存"):
         return "cuda"
     if v == "内存":

@@ -926,7 +926,7 @@ DW = (r"(?:device\(type='(?:cuda|cpu|mps|xpu|meta|xla|hpu|npu)'(?:, ?index=\d+)?
       r"(?:CUDA|CPU|MPS|XPU)(?:Float|Double|Half|Long|Int|Byte|Bool|BFloat16|ComplexFloat|ComplexDouble)Type|" + D +
       r"|GPUs|CPUs|GPU|CPU|gpus|cpus|gpu|Gpu|Cpu|Cuda|CUDA|Mps|MPS|XLA|TPU|NPU|XPU|HPU|DirectML|Dml|DML|"
       r"[Gg]raphics? cards?|"
-      r"(?:cuda |CUDA |GPU )?device \d+)")
+      r"(?:cuda |CUDA |GPU )?device (?:-1|\d+))")
 DW_ZH = r"(?:" + DW + r"|显卡|显存|内存)"
 # What a device word can qualify in a message ("a cpu tensor", "CUDA generator", "GPU weights").
 THING = (r"(?:tensors?|Tensors?|generators?|Generators?|graphs?|models?|modules?|weights?|param\w*|features?|states?|"
@@ -964,6 +964,9 @@ TWO_DEVICES = ErrorKind(
         r"(?:the )?\w+ (?:is |are |was |were )?on (?P<found>" + DW + r")(?![\w-])",
         # a pair joined by a slash and called a mismatch: "there will be a CUDA/CPU mismatch"
         r"\b(?P<want>" + DW + r")(?![\w-]) ?/ ?(?P<found>" + DW + r")(?![\w-]) (?:device )?(?:mismatch|conflict|mix)",
+        # ... or issues that a change avoids, fixes or causes: "moved x to cpu to avoid cpu/cuda issues"
+        r"\b(?:avoid|avoids|avoiding|fix|fixes|fixed|fixing|cause|causes|caused|causing)\b[^.\n]{0,15}?\b(?P<want>" + DW
+        + r")(?![\w-]) ?/ ?(?P<found>" + DW + r")(?![\w-]) (?:device )?(?:issues?|errors?|problems?)",
         # both places named as a pair: "a module with both CPU and GPU params", "Both 'meta' and 'cpu' are present",
         # "Does not support mixing cuda+mps"
         r"\b(?:[Bb]oth|[Mm]ix(?:ing|ed|es)?(?: of)?)\b" + _CUT + r"{0,20}?'?\b(?P<want>" + DW + r")(?![\w-])'? ?"
@@ -1022,6 +1025,8 @@ TWO_DEVICES = ErrorKind(
         # "The input is not an XLA tensor", "Please move all tensors to xla device", "Input list must contain tensors
         # on CPU"
         r"(?P<_one>\b(?:is|are) not) (?:an? )?(?P<want>" + DW + r")(?![\w-]) " + THING + r"\b",
+        # "it is not a `torch.cuda.FloatTensor` type": a legacy type name is a thing of its own
+        r"(?P<_one>\b(?:is|are) not) (?:an? )?[`'\"]?(?P<want>torch\.cuda\.[A-Z]\w*Tensor)\b",
         r"(?P<_one>(?:[Pp]lease|[Yy]ou (?:should|need to|must)) move) (?:all |the |your )?(?:\w+ ){0,3}?"
         r"(?:to|onto) (?:the |an? )?(?P<want>" + DW + r")(?![\w-])",
         r"(?P<_one>must be of (?:type|device)) (?P<want>" + DW + r")(?![\w-])",
@@ -1048,7 +1053,10 @@ TWO_DEVICES = ErrorKind(
         r"(?P<_location>" + TRAINED_ON_GPU_USED_ON_CPU + r")",
         r"(?P<_location>restore data location of|please use torch\.load with map_location|"
         r"unknown (?:device|location) (?:tag|type) ?'?\w*'? in (?:the )?"
-        r"checkpoint)",
+        r"checkpoint|"
+        # a poster's words for the fix: "load the vocoder checkpoint to map to CPU if cuda is not available"
+        r"\b[Ll]oad\w*\b[^.\n]{0,60}?\b(?:checkpoints?|ckpt|weights|state[_ ]dict)\b[^.\n]{0,30}?\bmap(?:ped|s)? "
+        r"(?:it |them )?(?:to|onto) (?:the )?(?:CPU|cpu)\b)",
         r"(?P<_cpu_only>[Nn]ot (?:implemented|supported|available) (?:on|for) (?:the )?CPU|CPU (?:is )?not supported|"
         r"[Oo]nly supports? (?:CUDA|GPU)|[Oo]nly (?:CUDA|GPU) (?:\w+ ){0,2}?tensors? (?:is|are) (?:currently )?"
         r"supported|implementation for device cpu not found|device=cpu \(supported: \{'cuda')",

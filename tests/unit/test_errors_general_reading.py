@@ -136,6 +136,11 @@ PROSE = [
     "RuntimeError: the kernel expects Dml tensor as inputs",
     # a library's advice: move a thing to the device of another
     "ValueError: Please move the targets to the device of the predictions before calling update().",
+    # the twentieth batch's development half: device -1 (the CPU) against a GPU's number, a legacy CUDA type name
+    # that a tensor is not, a pair of devices whose issues a change avoids
+    "[Error] Incompatible device of contact tensor in function getForces: expected device 0, received device -1",
+    "On a GPU the `masks` tensor raises an error, since it is not a `torch.cuda.FloatTensor`.",
+    "Moved the hidden tensor to cpu to avoid cpu/cuda issues when training on a GPU.",
 ]
 TWO_GPUS = [
     'With "device": "cuda:1" in the config the weights still load on device 0, and then tensors are on different '
@@ -202,6 +207,8 @@ LOADED_WITHOUT_THE_GPU = [
     "模型用GPU训练，在CPU上预测时加载失败",
     # the nineteenth batch's development half: trained on a GPU, sampled on a machine without one
     "The synthesizer trained on a CUDA machine cannot sample on a cpu-only laptop.",
+    # the twentieth batch's development half: the fix told in words, a checkpoint mapped to the CPU
+    "Synthesis on a laptop fails: we must load the decoder checkpoint and map it to CPU when CUDA is missing.",
     # the fourteenth batch's development half, also when a pair of devices is read first
     "The network was trained on GPU servers and is unable to predict on CPU: tensors on cuda and cpu.",
 ]
@@ -219,6 +226,7 @@ NEGATIVES = [
     "The data loader cannot work on CUDA machines without the driver: RuntimeError: Found no NVIDIA driver",
     "The model sits on the GPU and trains fine, but the loss is NaN after two epochs.",
     "You can move the model to the device of your choice with the --device flag; training then diverges.",
+    "I had CPU/GPU issues while installing both builds of torch side by side.",  # no change avoids or causes them
     # a traceback's code line that moves a model's attribute is no fix in words
     '  File "train.py", line 460, in cuda\n    self.net = self.network.cuda()\nRuntimeError: CUDA error: out of '
     'memory',
@@ -365,6 +373,9 @@ def test_a_device_index_of_minus_one_is_the_cpu():
     assert d.device_error and set(d.devices) == {"cuda:0", "cpu"}
     for lang in ("en", "zh"):
         assert "cpu" in render("RuntimeError: device of indices (0) must match device of values (-1)", lang)
+    # ... and "device -1" in words, beside a GPU's number
+    d = diagnose("Incompatible device of velocity tensor: expected device 0, received device -1")
+    assert d.device_error and set(d.devices) == {"cuda:0", "cpu"}
 
 
 def test_the_same_device_check_cut_after_its_argument_still_reads_the_argument():

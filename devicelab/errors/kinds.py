@@ -954,7 +954,9 @@ TWO_DEVICES = ErrorKind(
         r"found|received|instead|whereas|while|is on|was on|are on|is in|lives on|not)\b" + _CUT +
         r"{0,80}?\b(?P<found>" + DW +
         r")(?![\w-])",
-        # "X is on A ... Y is on B", "tensors on A and B", "devices A and B", "A vs B"
+        # "X is on A ... Y is on B", "tensors on A and B", "devices A and B", "A vs B"; not a run's place ("it works
+        # successfully on CPU, and ... to GPU": where the program ran, not where a tensor is)
+        r"(?<!\bworks\s)(?<!\bruns\s)(?<!\bworked\s)(?<!\bran\s)(?<!\bsuccessfully\s)(?<!\bfine\s)"
         r"\b(?:[Dd]evices?|on|in|at)\b" + _CUT + r"{0,60}?\b(?P<want>" + DW + r")(?![\w-])" + _CUT +
         r"{0,50}?(?:\b(?:and|vs\.?|versus|or|but|while|whereas|yet)\b| [-/] )" + _CUT + r"{0,50}?\b(?P<found>" + DW +
         r")(?![\w-])",
@@ -1068,8 +1070,10 @@ TWO_DEVICES = ErrorKind(
         r"(?:at::|c10::|torch::)?(?:k(?:CUDA|CPU|MPS)\b|DeviceType::)|[Cc]heck failed:? ?[\w.\[\]()]*"
         r"\.(?:is_cuda|is_cpu)\(\)|\bassert (?:not )?[\w.\[\]]+\.(?:is_cuda|is_cpu)\b|"
         r"\.(?:is_cuda|is_cpu)\(\) INTERNAL ASSERT FAILED|"
-        # "assert self.qweight.device.type == \"cuda\""
-        r"\bassert [\w.\[\]]+\.device(?:\.type)? ?(?:==|!=) ?['\"](?:cuda|cpu|mps|xpu|npu|xla)\b)",
+        # "assert self.qweight.device.type == \"cuda\"", a C++ assert's own report: 'Assert on "input_device == "cpu""
+        # failed'
+        r"\bassert [\w.\[\]]+\.device(?:\.type)? ?(?:==|!=) ?['\"](?:cuda|cpu|mps|xpu|npu|xla)\b|"
+        r"\b[Aa]ssert(?:ion)? on \"[\w.]*device(?:\.type)? ?(?:==|!=) ?\\?['\"](?:cuda|cpu|gpu|mixed)\b)",
         r"(?P<_graph>cudagraphs? due to[^\n]{0,30}?\bcpu device)",
         # no device named, but said: "on different devices", "device mismatch", "不在同一个设备上"
         r"(?P<_said>(?:[Tt]wo|[Dd]if{1,2}e?re?nt|[Mm]ultiple|[Mm]ixed|[Ss]eparate|[Dd]istinct) (?:devices?|GPUs)\b|"

@@ -112,7 +112,9 @@ NOVEL_PENDING = {"gh-mmdetection-6701": "false_positive",
                  # the seventeenth batch's held-out half (novel_heldout16.json), added with its entries
                  "gh-deepsolo-22": "false_positive",
                  # the eighteenth batch's held-out half (novel_heldout17.json), added with its entries
-                 "gh-centerpoint-201": "false_positive", "gh-pytorch-136302": "false_positive"}
+                 "gh-centerpoint-201": "false_positive", "gh-pytorch-136302": "false_positive",
+                 # the twenty-first batch's held-out half (novel_heldout20.json), added with its entries
+                 "gh-dmasif-30": "false_positive"}
 
 
 @pytest.fixture(scope="module")

@@ -141,6 +141,8 @@ PROSE = [
     "[Error] Incompatible device of contact tensor in function getForces: expected device 0, received device -1",
     "On a GPU the `masks` tensor raises an error, since it is not a `torch.cuda.FloatTensor`.",
     "Moved the hidden tensor to cpu to avoid cpu/cuda issues when training on a GPU.",
+    # the twenty-first batch's development half: a C++ assert's report on a device comparison
+    'RuntimeError: [/src/graph/builder.cc:88] Assert on "input_device == "gpu"" failed: gpu ops need gpu inputs.',
 ]
 TWO_GPUS = [
     'With "device": "cuda:1" in the config the weights still load on device 0, and then tensors are on different '
@@ -227,6 +229,9 @@ NEGATIVES = [
     "The model sits on the GPU and trains fine, but the loss is NaN after two epochs.",
     "You can move the model to the device of your choice with the --device flag; training then diverges.",
     "I had CPU/GPU issues while installing both builds of torch side by side.",  # no change avoids or causes them
+    # where a program ran, not where a tensor is (in lower case, where no exception line limits the reading)
+    "it works successfully on cpu, and what can i do if i want to move the quantized conv to gpu.",
+    'RuntimeError: [/src/graph/builder.cc:88] Assert on "num_threads > 0" failed: give the loader at least one thread.',
     # a traceback's code line that moves a model's attribute is no fix in words
     '  File "train.py", line 460, in cuda\n    self.net = self.network.cuda()\nRuntimeError: CUDA error: out of '
     'memory',

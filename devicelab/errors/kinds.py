@@ -83,6 +83,11 @@ TRAINED_ON_GPU_USED_ON_CPU = (
     r"(?:\b(?:on|to|with) (?:a |an |my )?(?:CPU|cpu)\b|"
     r"\b(?:CPU|cpu)[- ]only\b|\bonly[- ](?:CPU|cpu)\b|\bwithout (?:a |any )?(?:GPU|CUDA)\b)|"
     r"(?:GPU|gpu|cuda|CUDA|显卡) ?上?训练[^。\n]{0,12}?(?:CPU|cpu) ?上?(?:预测|推理|加载|运行|测试|部署)")
+# A fix, quoted in a post, that moves a model's own attribute where the model runs: "需要在这里添加self.ids =
+# self.ids.to(self.device)", "the fix is to add self.mask = self.mask.to(self.device)".
+FIX_MOVES_ATTRIBUTE = (r"(?:添加|加上|加入|改成|改为|需要|应该|\b[Aa]dd(?:ed|ing|s)?\b|\b[Nn]eeds? to\b|\b[Ss]hould\b|"
+                       r"\b[Ff]ix(?:ed|es)?\b|\b[Ii]nsert(?:ed|s)?\b)[^\n]{0,30}?\bself\.\w+ ?= ?self\.\w+\.to\("
+                       r"[^()\n]{0,40}?device[^()\n]{0,20}?\)")
 # Chinese renderings that Chinese posts quote (machine or hand translations of the English sentence).
 ZH_SAME = r"(?:预期|期望|应该|要求)?所有(?:的)?张量(?:都)?(?:应该)?(?:在|位于|处于)同一(?:个)?设备上"
 
@@ -1119,7 +1124,8 @@ TWO_DEVICES = ErrorKind(
         r"same (?:\w+, ){1,3}(?:and )?device\b|same backend|不同(?:的)? ?(?:设备|device|GPU|gpu|显卡)|不在一个设备|"
         r"不[在再]同?一(?:个|块|张)? ?(?:显卡|卡|GPU|gpu|device|设备)|设备不一样|"
         # a fix that moves the model's own attribute where the model runs: "需要添加self.ids = self.ids.to(self.device)"
-        r"\bself\.\w+ ?= ?self\.\w+\.to\([^()\n]{0,40}?device[^()\n]{0,20}?\)|"
+        # (said as a fix: the same line in a traceback's frame is only where an error happened)
+        + FIX_MOVES_ATTRIBUTE + r"|"
         # "需要把数据也放到cuda上": a thing that has to be moved too
         r"(?:需要|应该|应当|要|得|必须)把[^，,。\n]{0,20}?(?:放|移|转|迁移)(?:到|至) ?" + DW_ZH + r"|"
         r"同一(?:个)?设备|(?:设备|device|显卡) ?不(?:一致|匹配|同)|device_map='?auto'?[^\n]{0,80}?distributed)",
@@ -1203,7 +1209,7 @@ TWO_DEVICES = ErrorKind(
               ("hidden_state",), ("01-devices", "09-debugging")),
         # a tensor or layer the model holds without registering it: a plain attribute, a Python list of layers
         Route({"_text": r"register_buffer|def forward|in forward|\bforward\(|self\.\w+ = torch\.|\b[Uu]nregistered\b|"
-                        r"\bself\.\w+ ?= ?self\.\w+\.(?:to|cuda)\(|"
+                        + FIX_MOVES_ATTRIBUTE + r"|"
                         r"\bnot registered\b|\bbuffers?\b|ModuleList|plain (?:Python )?list|(?:plain|normal|regular) "
                         r"(?:tensor )?attributes?|`self\.\w+`|\bby default (?:stored|created|made|on)\b|"
                         r"list of (?:modules|layers)|\btrac(?:ed|ing)\b[^.\n]{0,40}\bon (?:the )?(?:cpu|CPU)\b|"

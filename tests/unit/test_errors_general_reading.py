@@ -233,6 +233,8 @@ NEGATIVES = [
     "it works successfully on cpu, and what can i do if i want to move the quantized conv to gpu.",
     'RuntimeError: [/src/graph/builder.cc:88] Assert on "num_threads > 0" failed: give the loader at least one thread.',
     # a traceback's code line that moves a model's attribute is no fix in words
+    'Traceback (most recent call last):\n  File "train.py", line 50, in __init__\n    self.model = '
+    'self.model.to(self.device)\nAttributeError: \'NoneType\' object has no attribute \'to\'',
     '  File "train.py", line 460, in cuda\n    self.net = self.network.cuda()\nRuntimeError: CUDA error: out of '
     'memory',
 ]

@@ -14,9 +14,8 @@ from dataclasses import dataclass, field
 from ..messages import get_language
 
 # Every device type PyTorch prints, with its optional index ("cuda:0", "mps:0", "cpu").
-DEVICE = (
-    r"(?:cuda|cpu|mps|xpu|meta|hpu|npu|xla|privateuseone|ipu|mtia|lazy|vulkan|hip|mkldnn|maia|ort|ve)(?::\d+)?"
-)
+DEVICE_TYPES = r"cuda|cpu|mps|xpu|meta|hpu|npu|xla|privateuseone|ipu|mtia|lazy|vulkan|hip|mkldnn|maia|ort|ve"
+DEVICE = r"(?:" + DEVICE_TYPES + r")(?::\d+)?"
 _DEVICE_TOKEN = re.compile(r"\b" + DEVICE + r"(?![\w-])", re.ASCII)
 
 

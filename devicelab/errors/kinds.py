@@ -8,7 +8,7 @@ Chinese renderings included.
 
 from __future__ import annotations
 
-from .core import DEVICE, ErrorKind, Route
+from .core import DEVICE, DEVICE_TYPES, ErrorKind, Route
 
 D = DEVICE
 ACCEL = r"^(cuda|mps|xpu|hpu|npu|xla|privateuseone|mtia|hip)"
@@ -1561,8 +1561,7 @@ DEVICE_STRING = _declined(
 # "don't know how to restore data location of torch.FloatStorage (tagged with gpu)": the place torch.load was asked to
 # restore to (a map_location string) is no device name at all; a real one ("cuda:1", "xla:0") is the general reading's
 # checkpoint saved where the device is absent.
-KNOWN_TAGS = (r"cuda|cpu|mps|xla|meta|npu|xpu|hpu|ipu|hip|mtia|privateuseone|lazy|vulkan|ve|ort|maia|fpga|ideep|"
-              r"opengl|opencl|mkldnn|musa|mlu|dcu|gcu|tpu")
+KNOWN_TAGS = DEVICE_TYPES + r"|fpga|ideep|opengl|opencl|musa|mlu|dcu|gcu|tpu"  # and backends of other builds
 LOCATION_TAG = _declined(
     "location_tag",
     "07-checkpoints",

@@ -5,6 +5,7 @@ import json
 from pathlib import Path
 
 import pytest
+from test_errors_general_reading import DEVELOPMENT_HALVES, SOURCES  # the same files the general reading is tested on
 
 from devicelab.errors import KINDS
 from devicelab.explain import render
@@ -15,9 +16,7 @@ TEXTS = [e["text"] for e in json.loads((ROOT / "tests" / "errors" / "corpus.json
 TEXTS += [kind.example for kind in KINDS.values()]
 # The general reading's sources: the device checks mined from PyTorch's and libraries' code, and the development halves
 # of the ninth batch on (posters' own words, two GPUs by number, checkpoints loaded without the GPU).
-_ERRORS = ROOT / "tests" / "errors"
-_HALVES = [p for p in _ERRORS.glob("novel_dev*.json") if int(p.stem.removeprefix("novel_dev") or 1) >= 9]
-for _path in [_ERRORS / "source_wordings.json", *sorted(_HALVES)]:
+for _path in [SOURCES, *DEVELOPMENT_HALVES]:
     TEXTS += [e["text"] for e in json.loads(_path.read_text(encoding="utf-8"))]
 # Wordings whose reading was once empty or did not fit (they name no operation, no argument, or no device).
 TEXTS += [

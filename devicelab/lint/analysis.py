@@ -855,6 +855,9 @@ class Analysis:
     def _library_call(self, call: ast.Call, name: str, env: dict[str, Value | None]) -> Value | None:
         """What a call of torch (or timm, torchvision) returns."""
         short = name.rsplit(".", 1)[-1]
+        if name == "torch.autograd.Variable" and len(call.args) == 1:  # the old wrapper: the tensor itself
+            given = self.value(call.args[0], env)
+            return given if given is not None and given.kind == "tensor" else None
         if name == "torch.nn.utils.parameters_to_vector" and call.args:
             given = self.value(call.args[0], env)
             return Value("tensor", device=True, known=False) if given is not None and (

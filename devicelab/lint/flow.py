@@ -19,6 +19,8 @@ if TYPE_CHECKING:
 
 _MISSING = object()
 _ENDS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
+# calls that end the process: a branch that makes one does not reach what follows
+_EXITS = frozenset({"exit", "quit", "sys.exit", "os._exit"})
 
 
 class Walker:
@@ -116,7 +118,7 @@ class Walker:
                 self.statement(s)
             log = self._log
             changed |= log.keys()
-            if not (body and isinstance(body[-1], _ENDS)):
+            if not (body and self.ends(body[-1])):
                 after.append({name: self.env.get(name) for name in log})
             self.a.forget()
             for name, old in log.items():  # back to what it held before the branch
@@ -129,6 +131,16 @@ class Walker:
             values = [seen[name] if name in seen else self.env.get(name) for seen in after]
             if values:
                 self.bind(name, reduce(join, values), joined=True)
+
+    def ends(self, stmt: ast.stmt) -> bool:
+        """A statement after which nothing of its block runs: return, raise, break, continue, or exit()."""
+        if isinstance(stmt, _ENDS):
+            return True
+        if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
+            func = stmt.value.func
+            name = func.id if isinstance(func, ast.Name) else self.a.resolve(func)
+            return name in _EXITS
+        return False
 
     def loop(self, stmt: ast.For | ast.AsyncFor) -> None:
         """A for loop: what its target holds (a batch from a loader), then its body (run as if once)."""
@@ -151,6 +163,9 @@ class Walker:
                 self.assign(target.elts[1], tensor, None)
             else:
                 self.assign(target, tensor, None)
+        elif source is not None and source.kind == "tensor" and source.device and not isinstance(target, ast.Tuple):
+            # the rows of a tensor, or the tensors a model fed on the device returns: where that tensor is
+            self.assign(target, Value("tensor", device=True, known=False), None)
         elif source is None and self.loader_like(stmt.iter):
             # a name that says it is a loader: its batches are tensors, on the CPU unless the name says it hands
             # them out on a device (a device_loader, a gpu prefetcher)

@@ -224,6 +224,27 @@ def test_dl102_leaves_a_models_tensors_alone_where_they_are_on_the_cpu(body: str
     assert codes(body) == []
 
 
+DETECT = ("def detect(model, img, use_cuda):\n"
+          "    if isinstance(img, np.ndarray):\n        img = torch.from_numpy(img).float()\n"
+          "    else:\n        print('unknown image type')\n        exit(-1)\n"
+          "    if use_cuda:\n        img = img.cuda()\n"
+          "    img = torch.autograd.Variable(img)\n"
+          "    outputs = model(img)\n    found = []\n"
+          "    for output in outputs:\n        found.append(output.data.numpy())\n    return found\n")
+
+
+def test_dl102_follows_an_input_moved_in_a_branch_through_an_exit_a_variable_and_a_loop() -> None:
+    # a branch that calls exit() reaches nothing after it; Variable(x) is x; the items of a tensor on the device
+    # (the outputs of a model fed on the device) are on the device too
+    assert codes(DETECT) == ["DL102"]
+    assert codes(DETECT.replace("output.data.numpy()", "output.data.cpu().numpy()")) == []
+    assert codes(DETECT.replace("        img = img.cuda()\n", "        pass\n")) == []  # never moved
+    # a branch that goes on (no exit) leaves img unknown there: nothing is said
+    assert codes(DETECT.replace("        exit(-1)\n", "")) == []
+    for ending in ("sys.exit(1)", "quit()", "os._exit(2)"):
+        assert codes("import os, sys\n" + DETECT.replace("exit(-1)", ending)) == ["DL102"], ending
+
+
 def test_dl702_follows_a_model_and_its_optimizer_kept_on_self() -> None:
     init = ("class Trainer:\n    def __init__(self, path):\n        self.model = nn.Linear(3, 3)\n"
             "        self.opt = torch.optim.SGD(self.model.parameters(), lr=0.1)\n"

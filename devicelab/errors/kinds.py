@@ -31,13 +31,17 @@ MULTI_GPU = (r"DataParallel|[Rr]eplica|[Ss]catter(?!ing)|[Bb]roadcast|device_ids
              # Chinese: "several cards", "two cards", "multi-GPU"
              r"多卡|[多两几][张块个种]卡|多个? ?GPU|多显卡|双卡|"
              # "多张显卡", "4张V100", "两块GPU"
-             r"[多两几二三四五六七八2-9][张块个](?:显卡|GPU|gpu|[VAHL]\d{2,3}\b)|"
+             r"[多两几二三四五六七八2-9][张块个] ?(?:显卡|GPU|gpu|[VAHL]\d{2,3}\b|"
+             r"(?:RTX ?|GTX ?)?[1-5]0[5-9]0(?: ?Ti)?\b)|"
              # in English: "DDP", "multi-GPU training", "multiple GPUs", "more than one GPU"
              r"\bDDP\b|\b[Mm]ulti-?(?:GPU|gpu)|\b(?:multiple|several|many|more than one) GPUs?\b|"
              # a second GPU said in words: "when training a model in different GPU", "on another GPU"
              r"\b(?:another|a different|different|other|second) (?:GPU|gpu)s?\b|"
              # a count of GPUs: "on a 8gpu node", "with 4 GPUs", "2x GPU"
-             r"\b(?:[2-9]|1[0-6]) ?(?:x ?)?(?:GPUs|gpus|GPU|gpu)\b")
+             r"\b(?:[2-9]|1[0-6]) ?(?:x ?)?(?:GPUs|gpus|GPU|gpu)\b|"
+             # a count of cards by model: "two 3090s", "4x A100", "8 V100s"
+             r"\b(?:two|three|four|five|six|seven|eight|[2-9]|1[0-6]) ?(?:x ?)?(?:RTX ?|GTX ?)?"
+             r"(?:[1-5]0[5-9]0(?: ?Ti)?|[VAHL]\d{2,3}|A[456]000)s?\b")
 # A paste that names two different GPUs by number ("cuda:1" in its settings, "device 0" in its error): a multi-GPU
 # program. A version ("CUDA 11.8") is no GPU number.
 TWO_GPUS = (r"(?:cuda:|cuda\(|[Dd]evice[- ]|GPU[- ]?|\bgpu[- ]?)(\d)(?!\d|\.\d)[\s\S]{0,400}?"
@@ -59,6 +63,9 @@ MADE_WITHOUT_DEVICE = (r"\b(?:intermediate|helper|internal|temporary|auxiliary) 
                        r"\b[Tt]ensors? (?:are|were|is|was|get|gets|got|being) (?:\w+ )?(?:created|constructed|built|"
                        r"made|initiali[sz]ed|allocated|specified) (?:on|in|as) (?:the )?(?:CPU|cpu)\b|"
                        r"\bwith torch\. ?device\(|"
+                       # "IDX and lim remain initialized on CPU after the module is moved"
+                       r"\b(?:remain|remains|remained|stay|stays|stayed|left) (?:initiali[sz]ed|created|allocated|"
+                       r"constructed) on (?:the )?(?:CPU|cpu)\b|"
                        # "a new tensor c is created without assigning to the same device as input tensors", "`ones`
                        # and `eye` tensors not being assigned to the right device"
                        r"\b(?:created|constructed|built|made|initiali[sz]ed|allocated)\b without (?:assigning|"
@@ -465,6 +472,12 @@ ADVANCED_INDEX = ErrorKind(
         r"索引应(?:该)?(?:位于|在) ?cpu ?上?或(?:与|和)被索引(?:的)?张量(?:位于|在)同一(?:个)?设备",
     ),
     device_fields=("want",),
+    # Indices on the CPU are accepted: when the indexed tensor is on an accelerator, the indices are on another one
+    # (two GPUs, or a model split over GPUs)
+    routes=(
+        Route({"want": r"^(?:cuda|xpu|npu|hpu|mps)"}, "06-multigpu", False, ("multi_gpu_mix",),
+              ("05-inside", "03-embedding")),
+    ),
     example="indices should be either on cpu or on the same device as the indexed tensor (cpu)",
     reading={
         "en": "Advanced indexing (`t[idx]`, `t[mask]`) got indices on another device than the tensor it indexes "
@@ -893,7 +906,7 @@ HAND_WRITTEN = ErrorKind(
         # libraries' own checks: "found two different devices", "are on different devices", "device mismatch"
         r"(?:on|found|found two|across|between) (?:two )?different devices(?P<tail>[^!?]{0,160})",
         r"(?:not on|not in) the (?:same|expected|correct|right) device(?P<tail>[^!?]{0,160})",
-        r"\b[Dd]evice [Mm]ismatch(?P<tail>[^!?]{0,160})",
+        r"\b[Dd]evice (?:type )?[Mm]ismatch(?P<tail>[^!?]{0,160})",
         r"(?:不在同一个?设备|设备不一致|设备不匹配)(?P<tail>[^!?]{0,80})",
         # a bare AssertionError under a failed `assert` on a tensor's device (`assert outputs.is_cuda or
         # outputs.device.type == 'xla'`, `assert x.device == y.device`): the traceback's frames choose the chapter
@@ -1082,9 +1095,17 @@ TWO_DEVICES = ErrorKind(
         r"(?P<_graph>cudagraphs? due to[^\n]{0,30}?\bcpu device)",
         # no device named, but said: "on different devices", "device mismatch", "不在同一个设备上"
         r"(?P<_said>(?:[Tt]wo|[Dd]if{1,2}e?re?nt|[Mm]ultiple|[Mm]ixed|[Ss]eparate|[Dd]istinct) (?:devices?|GPUs)\b|"
-        r"[Dd]evice[- ][Mm]ismatch|"
+        r"[Dd]evice[- ](?:type[- ])?[Mm]ismatch|"
+        # "the tensor storage device in the custom loss is different from the model" (not a device's name or number)
+        r"\b[Dd]evices?\b(?! (?:names?|ids?|IDs?|index|indices|count|numbers?|ordinals?|order|memory|drivers?)\b)"
+        r"[^.\n]{0,50}?\b(?:is|are|was|were) (?:\w+ )?different (?:from|than|to)\b|"
         r"(?:on|to|onto|in) (?:a |another |some )?different (?:CUDA |GPU |cuda )?(?:devices?|GPUs?|gpus?)\b|"
-        r"\bnon-(?:CUDA|GPU|CPU|cuda|gpu|cpu) (?:tensors?|devices?)\b|share (?:a|the same) device\b|"
+        r"\bnon-(?:CUDA|GPU|CPU|cuda|gpu|cpu) (?:tensors?|devices?|param(?:eter)?s?|inputs?|weights?|buffers?)\b|"
+        r"share (?:a|the same) device\b|"
+        # a tensor refused because it is on the GPU already: "prediction functions can't consume already-on-GPU
+        # tensors", "pinning fails for data already on the GPU"
+        r"(?:can ?not|can't|fails?|failed|breaks?|incompatible|not compatible|does ?n[o']t work|errors?)\b[^.\n]{0,60}?"
+        r"\balready[- ]on[- ](?:the[- ])?(?:GPU|CUDA|cuda|gpu)\b|"
         r"devices? \([^()]{1,30}\) must match|[Dd]ifferent device types?\b|"
         r"(?:on|to) (?:an? |the )?(?:unexpected|wrong|incorrect) device\b|"
         r"(?:does ?n[o']t|do ?n[o']t|cannot|can't) (?:support|accept|handle) (?:\w+ )?"
@@ -1104,7 +1125,7 @@ TWO_DEVICES = ErrorKind(
         r"(?:wrong|incorrect) (?:device|GPU)\b|different memory locations|"
         # "the input token not addressed on right device", "a mismatch between the generated kernel's device and the
         # input tensor's device", "initialized on the default device, rather than the device of the Q/K/V tensors"
-        r"\bnot (?:\w+ ){0,2}(?:on|in|to) (?:the )?(?:right|correct|proper|expected) device\b|"
+        r"\bnot (?:\w+ ){0,2}(?:on|in|to) (?:the )?(?:right|correct|proper|expected|current|same|model's) device\b|"
         # a fix's own words: "move data to correct device when using gpu"
         r"\b[Mm]ov(?:e|es|ing) (?:the )?(?:\w+ ){0,2}?(?:to|onto) (?:the )?(?:correct|right|proper|appropriate) "
         r"device\b|"
@@ -1131,7 +1152,8 @@ TWO_DEVICES = ErrorKind(
         r"同一(?:个)?设备|(?:设备|device|显卡) ?不(?:一致|匹配|同)|device_map='?auto'?[^\n]{0,80}?distributed)",
         # a poster's own words for a thing left behind: "the labels are still on the CPU", "was never moved to the
         # GPU", "forgot to move the mask to cuda", "数据没有放到GPU上", "参数还在cpu上", "cpu和gpu混用"
-        r"(?P<_said>\b(?:still|remains?|remained|stays?|stayed|(?:was |were |is |are )?left) (?:on|in|at) (?:the )?"
+        r"(?P<_said>\b(?:still|remains?|remained|stays?|stayed|(?:was |were |is |are )?left)"
+        r"(?: (?:initiali[sz]ed|created|allocated|defined|stored|kept))? (?:on|in|at) (?:the )?"
         + DW + r"(?![\w-]))",
         # "Weights are in CPU format", "the parameters are on the CPU"
         r"(?P<_said>\b(?:[Ww]eights?|[Pp]arameters?|[Pp]arams)\b (?:are|is|were|was) (?:still )?(?:in|on) (?:the )?"
@@ -1210,7 +1232,8 @@ TWO_DEVICES = ErrorKind(
         # a tensor or layer the model holds without registering it: a plain attribute, a Python list of layers
         Route({"_text": r"register_buffer|def forward|in forward|\bforward\(|self\.\w+ = torch\.|\b[Uu]nregistered\b|"
                         + FIX_MOVES_ATTRIBUTE + r"|"
-                        r"\bnot registered\b|\bbuffers?\b|ModuleList|plain (?:Python )?list|(?:plain|normal|regular) "
+                        r"\bnot (?:\w+ ){0,2}registered\b|\bbuffers?\b|ModuleList|plain (?:Python )?list|"
+                        r"(?:plain|normal|regular) "
                         r"(?:tensor )?attributes?|`self\.\w+`|\bby default (?:stored|created|made|on)\b|"
                         r"list of (?:modules|layers)|\btrac(?:ed|ing)\b[^.\n]{0,40}\bon (?:the )?(?:cpu|CPU)\b|"
                         r"\bdecompositions?\b|"

@@ -143,6 +143,12 @@ PROSE = [
     "Moved the hidden tensor to cpu to avoid cpu/cuda issues when training on a GPU.",
     # the twenty-first batch's development half: a C++ assert's report on a device comparison
     'RuntimeError: [/src/graph/builder.cc:88] Assert on "input_device == "gpu"" failed: gpu ops need gpu inputs.',
+    # the twenty-second batch's development half: a device type mismatch, a device said to differ from another's,
+    # non-CUDA parameters, a tensor refused because it is on the GPU already
+    "Fitting the surrogate on the GPU gives a device type mismatch in the acquisition step.",
+    "The device of the attention mask is different from the device of the logits.",
+    "The optimizer wrapper complains about non-CUDA parameters when the network was left on the CPU.",
+    "The export helper fails for already-on-GPU tensors because it pins their memory first.",
 ]
 TWO_GPUS = [
     'With "device": "cuda:1" in the config the weights still load on device 0, and then tensors are on different '
@@ -166,6 +172,9 @@ TWO_GPUS = [
     "On a 4gpu node it says the tensors are on different devices.",
     "双卡推理时显卡device不一致错误，第870行",
     "Inference on a different gpu fails: with model.cuda(2) some of the work still runs on gpu 0.",
+    # the twenty-second batch's development half: a count of cards by their model number
+    "Serving the 13B model on two 3090s gives tensors on different devices.",
+    "用4张4090推理时报错：张量不在同一个设备上",
 ]
 # The model's own tensors or layers left behind, in words: chapter 05 (plain attributes, buffers, a Python list of
 # layers, a default device, a model traced on the CPU).
@@ -200,6 +209,9 @@ INSIDE = [
     "Tensor located on cpu in the graph's decompositions pass",
     # the nineteenth batch's development half: the fix quoted, a model's attribute moved where the model runs
     "It fails on the GPU; the fix is to add self.item_ids = self.item_ids.to(self.device) in the model.",
+    # the twenty-second batch's development half: tensors left as made, or not registered, in words
+    "The lookup offsets remain initialized on CPU after the layer is moved to cuda.",
+    "The basis matrices are not properly registered, so they are not moved to the model's device with .to().",
 ]
 # A checkpoint from a GPU, loaded where there is none, told in the poster's words: chapter 07.
 LOADED_WITHOUT_THE_GPU = [
@@ -237,6 +249,13 @@ NEGATIVES = [
     'self.model.to(self.device)\nAttributeError: \'NoneType\' object has no attribute \'to\'',
     '  File "train.py", line 460, in cuda\n    self.net = self.network.cuda()\nRuntimeError: CUDA error: out of '
     'memory',
+    # a device's name, number or memory differs: no tensor is on the wrong device
+    "The device name torch reports is different from the one nvidia-smi shows.",
+    "The device count is different from the number of GPUs in CUDA_VISIBLE_DEVICES.",
+    # tensors already on the GPU, said without a failure
+    "If your tensors are already on the GPU, the loader skips the copy and training is faster.",
+    # one 3090, and a dtype mismatch
+    "On one 3090 the fp16 run fails with a dtype mismatch between Half and Float.",
 ]
 
 
@@ -513,3 +532,13 @@ def test_a_checkpoint_restored_to_a_name_pytorch_does_not_know_is_declined_with_
     assert (d.device_error, d.kind, d.chapter) == (False, "location_tag", "07-checkpoints")
     real = diagnose(message.replace("(tagged with gpu)", "(tagged with cuda:1)"))
     assert real.device_error and real.chapter == "07-checkpoints"
+
+
+@pytest.mark.parametrize("indexed, chapter", [("cuda:1", "06-multigpu"), ("cuda:0", "06-multigpu"),
+                                              ("cpu", "05-inside")])
+def test_indices_refused_by_a_tensor_on_a_gpu_are_on_another_gpu(indexed, chapter):
+    """CPU indices are accepted by a tensor on any device: when the indexed tensor is on a GPU and still refuses
+    them, the indices are on another accelerator (two GPUs mixed); a tensor on the CPU refuses indices on a GPU."""
+    d = diagnose(f"RuntimeError: indices should be either on cpu or on the same device as the indexed tensor "
+                 f"({indexed})")
+    assert d.device_error and d.kind == "index_device" and d.chapter == chapter, (d.kind, d.chapter)

@@ -982,8 +982,9 @@ TWO_DEVICES = ErrorKind(
         # (or "seq_lens is on cpu; block_table is on cuda:0")
         r"\b\w+ (?:is |are |was |were )?on (?P<want>" + DW + r")(?![\w-])[,;]? (?:and |but |while |whereas )?"
         r"(?:the )?\w+ (?:is |are |was |were )?on (?P<found>" + DW + r")(?![\w-])",
-        # a pair joined by a slash and called a mismatch: "there will be a CUDA/CPU mismatch"
-        r"\b(?P<want>" + DW + r")(?![\w-]) ?/ ?(?P<found>" + DW + r")(?![\w-]) (?:device )?(?:mismatch|conflict|mix)",
+        # a pair called a mismatch: "there will be a CUDA/CPU mismatch", "tensor cpu cuda mismatch", "cpu-gpu mismatch"
+        r"\b(?P<want>" + DW + r")(?:-|(?![\w-])(?: ?/ ?| - | vs\.? | and | & | ))(?P<found>" + DW + r")(?![\w-]) "
+        r"(?:device )?(?:mismatch|conflict|mix)",
         # ... or issues that a change avoids, fixes or causes: "moved x to cpu to avoid cpu/cuda issues"
         r"\b(?:avoid|avoids|avoiding|fix|fixes|fixed|fixing|cause|causes|caused|causing)\b[^.\n]{0,15}?\b(?P<want>" + DW
         + r")(?![\w-]) ?/ ?(?P<found>" + DW + r")(?![\w-]) (?:device )?(?:issues?|errors?|problems?)",

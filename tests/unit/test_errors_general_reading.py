@@ -149,6 +149,9 @@ PROSE = [
     "The device of the attention mask is different from the device of the logits.",
     "The optimizer wrapper complains about non-CUDA parameters when the network was left on the CPU.",
     "The export helper fails for already-on-GPU tensors because it pins their memory first.",
+    # a pair called a mismatch, as a reader types it into a search box
+    "tensor cpu cuda mismatch",
+    "cpu-gpu mismatch in the loss",
 ]
 TWO_GPUS = [
     'With "device": "cuda:1" in the config the weights still load on device 0, and then tensors are on different '
@@ -256,6 +259,8 @@ NEGATIVES = [
     "If your tensors are already on the GPU, the loader skips the copy and training is faster.",
     # one 3090, and a dtype mismatch
     "On one 3090 the fp16 run fails with a dtype mismatch between Half and Float.",
+    # a version mismatch names CUDA and the CPU build, no tensor on a device
+    "CUDA CPU version mismatch after installing the wheel",
 ]
 
 

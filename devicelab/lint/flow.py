@@ -72,8 +72,20 @@ class Walker:
         if self.hooks is not None:
             for hook in self.hooks["statement"]:
                 hook(self, stmt)
+        inside = self.comprehension_names(stmt)
         for node in self.a.calls_of.get(id(stmt), ()):
-            self.call(node, stmt)
+            bound = inside.get(id(node))
+            if bound:  # a call inside a comprehension that runs over tensors on the device
+                outer = self.env
+                self.env = {**outer, **bound}
+                self.a.forget()
+                try:
+                    self.call(node, stmt)
+                finally:
+                    self.env = outer
+                    self.a.forget()
+            else:
+                self.call(node, stmt)
         if isinstance(stmt, ast.Assign):
             value = self.a.value(stmt.value, self.env)
             for target in stmt.targets:
@@ -131,6 +143,56 @@ class Walker:
             values = [seen[name] if name in seen else self.env.get(name) for seen in after]
             if values:
                 self.bind(name, reduce(join, values), joined=True)
+
+    def comprehension_names(self, stmt: ast.stmt) -> dict[int, dict[str, Value]]:
+        """For each call inside a comprehension of this statement (not of the blocks it holds) whose loop runs over
+        a tensor on the device or a moved model's parameters: the loop's name, a tensor on the device."""
+        found: dict[int, dict[str, Value]] = {}
+
+        def visit(node: ast.AST, bound: dict[str, Value]) -> None:
+            if isinstance(node, (*FUNCTIONS, ast.ClassDef, ast.Lambda)):
+                return
+            if isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
+                inner = dict(bound)
+                for generator in node.generators:
+                    visit(generator.iter, inner)
+                    source = self._value_with(generator.iter, inner) if inner else self.a.value(generator.iter,
+                                                                                                 self.env)
+                    if source is not None and (source.kind == "device_tensors" or (
+                            source.kind == "tensor" and source.device)) and isinstance(generator.target, ast.Name):
+                        inner[generator.target.id] = Value("tensor", device=True, known=False)
+                    else:
+                        for name in ast.walk(generator.target):
+                            if isinstance(name, ast.Name):
+                                inner.pop(name.id, None)
+                    for condition in generator.ifs:
+                        visit(condition, inner)
+                for part in ((node.key, node.value) if isinstance(node, ast.DictComp) else (node.elt,)):
+                    visit(part, inner)
+                return
+            if isinstance(node, ast.Call) and bound:
+                found[id(node)] = bound
+            for child in ast.iter_child_nodes(node):
+                visit(child, bound)
+
+        for field, value in ast.iter_fields(stmt):
+            if field in ("body", "orelse", "finalbody", "handlers"):
+                continue
+            for node in value if isinstance(value, list) else [value]:
+                if isinstance(node, ast.AST):
+                    visit(node, {})
+        return found
+
+    def _value_with(self, node: ast.expr, bound: dict[str, Value]) -> Value | None:
+        """An expression's value with a comprehension's names bound (the memo is for the scope's own names)."""
+        outer = self.env
+        self.env = {**outer, **bound}
+        self.a.forget()
+        try:
+            return self.a.value(node, self.env)
+        finally:
+            self.env = outer
+            self.a.forget()
 
     def ends(self, stmt: ast.stmt) -> bool:
         """A statement after which nothing of its block runs: return, raise, break, continue, or exit()."""
@@ -232,6 +294,9 @@ class Walker:
                 item = value.item(index) if value is not None else None
                 if value is not None and value.kind == "batch":
                     item = Value("tensor", known=value.known)
+                elif value is not None and value.kind == "tensor" and value.device:
+                    # the outputs of a model fed on the device (`logits, feats = model(x)`), a tensor's rows
+                    item = Value("tensor", device=True, known=False)
                 self.assign(elt, item, None)
         elif isinstance(target, ast.Starred):
             self.assign(target.value, None, None)

@@ -245,6 +245,22 @@ def test_dl102_follows_an_input_moved_in_a_branch_through_an_exit_a_variable_and
         assert codes("import os, sys\n" + DETECT.replace("exit(-1)", ending)) == ["DL102"], ending
 
 
+@pytest.mark.parametrize("body, found", [
+    # the outputs of a model fed on the device, unpacked or run through a comprehension, are on the device
+    ("def f(model, x):\n    logits, feats = model(x.cuda())\n    return feats.numpy()\n", ["DL102"]),
+    ("def f(model, x):\n    outs = model(x.cuda())\n    return [o.detach().numpy() for o in outs]\n", ["DL102"]),
+    ("def f(model, x):\n    outs = model(x.cuda())\n    return {i: o.numpy() for i, o in enumerate(outs)}\n", []),
+    ("def f(model, x):\n    outs = model(x.cuda())\n    return [o.cpu().numpy() for o in outs]\n", []),
+    ("def f(model, x):\n    logits, feats = model(x)\n    return feats.numpy()\n", []),  # fed unknown
+    # a comprehension's name is its own: the same name outside it keeps what it held
+    ("def f(model, x, o):\n    outs = model(x.cuda())\n    kept = [o for o in outs]\n    return o.numpy()\n", []),
+    ("import torch.nn as nn\nmodel = nn.Linear(2, 2).cuda()\nw = [p.numpy() for p in model.parameters()]\n",
+     ["DL102"]),
+])
+def test_dl102_follows_a_models_outputs_through_unpacking_and_comprehensions(body: str, found: list[str]) -> None:
+    assert codes(body) == found
+
+
 def test_dl702_follows_a_model_and_its_optimizer_kept_on_self() -> None:
     init = ("class Trainer:\n    def __init__(self, path):\n        self.model = nn.Linear(3, 3)\n"
             "        self.opt = torch.optim.SGD(self.model.parameters(), lr=0.1)\n"

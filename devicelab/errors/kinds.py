@@ -981,7 +981,7 @@ TWO_DEVICES = ErrorKind(
         # two things, each said to be on its device: "seq_lens is on cpu, block_table on cuda:0"
         # (or "seq_lens is on cpu; block_table is on cuda:0")
         r"\b\w+ (?:is |are |was |were )?on (?P<want>" + DW + r")(?![\w-])[,;]? (?:and |but |while |whereas )?"
-        r"(?:the )?\w+ (?:is |are |was |were )?on (?P<found>" + DW + r")(?![\w-])",
+        r"(?:the |whose |its |their )?\w+ (?:is |are |was |were )?on (?P<found>" + DW + r")(?![\w-])",
         # a pair called a mismatch: "there will be a CUDA/CPU mismatch", "tensor cpu cuda mismatch", "cpu-gpu mismatch"
         r"\b(?P<want>" + DW + r")(?:-|(?![\w-])(?: ?/ ?| - | vs\.? | and | & | ))(?P<found>" + DW + r")(?![\w-]) "
         r"(?:device )?(?:mismatch|conflict|mix)",
@@ -1031,7 +1031,9 @@ TWO_DEVICES = ErrorKind(
         # (cpu) does not match the input's device (cuda:0)", "on cuda:0 rather than cpu"
         # or written as code: "cu_seqlens_q device cpu != expected cuda:0"
         r"\b(?P<want>" + DW + r")(?![\w-])" + _CUT + r"{0,60}?(?:\b(?:different from|differs? from|does ?n[o']t match|"
-        r"do ?n[o']t match|mismatch(?:es|ed)? (?:with|against)|rather than|instead of|than)\b| ?(?:!=|≠) ?)" + _CUT +
+        r"do ?n[o']t match|mismatch(?:es|ed)? (?:with|against)|rather than|instead of|"
+        r"(?<!\belse\s)(?<!\bother\s)than)\b|"
+        r" ?(?:!=|≠) ?)" + _CUT +
         r"{0,60}?\b(?P<found>" + DW + r")(?![\w-])",
         # the wanted place named first: "CUDA tensor expected but got CPU tensor", "cuda required, got cpu"
         r"\b(?P<want>" + DW + r")(?![\w-]) (?:\w+ ){0,2}?(?:is |are |was )?(?:expected|required|needed|wanted)\b" +
@@ -1169,6 +1171,21 @@ TWO_DEVICES = ErrorKind(
         r"(?P<_said>\b" + THING + r"\b[^.\n]{0,40}?\b(?:by default |appears? to be |seems? to be )?"
         r"(?:store[ds]?|stay(?:s|ed)?|remain(?:s|ed)?|kept|created|allocated) (?:on|in|at) (?:the )?" + DW +
         r"(?![\w-]))",
+        # a thing said not to be moved: "registered buffers are ... not moved", "the constant tensors never get moved"
+        r"(?P<_said>\b(?:buffers?|" + THING + r"|attributes?|constants?)\b[^.\n]{0,60}?"
+        r"(?:\b(?:not|never)|n't|\bits not) (?:being |getting |been |get )?(?:moved|transferred|converted)\b"
+        r"(?=[^.\n]{0,40}?\b(?:device|GPU|gpu|CUDA|cuda|model|module|network|net)\b| ?(?:$|[.\n])))",
+        # one place, and not another thing's device: "the generated tensor locates in cpu, not A's device", "on the
+        # CPU instead of the model's device"
+        r"(?P<_said>\b(?:on|in) (?:the )?" + DW + r"(?![\w-]),? (?:and )?(?:not|rather than|instead of) (?:on |in )?"
+        r"(?:the )?(?:[\w'.]+ ){0,2}device\b)",
+        # one thing on a device and another not: "M is on gpu but loss is not"
+        r"(?P<_said>\b\w+ (?:is|are|was|were) (?:on|in) (?:the )?" + DW + r"(?![\w-]),? but (?:the )?(?:\w+ ){1,3}"
+        r"(?:is|are|was|were)(?: not|n't)\b)",
+        # moving a network whose layers sit in a plain list or dict: "net.cuda() when the Network class has a list or
+        # dict which contains nn layers"
+        r"(?P<_said>(?:\.cuda\(\)|\.to\([^()\n]{0,20}\))[^\n]{0,80}?\b(?:lists?|dicts?|dictionar(?:y|ies))\b"
+        r"[^\n]{0,30}?\b(?:nn )?(?:layers|modules|submodules)\b)",
         # "calling .to('cuda') doesn't move everything to the device"
         r"(?P<_said>(?:does ?n[o']t|do ?n[o']t|did ?n[o']t|won'?t|does not|do not|did not|not) (?:move|transfer|send|"
         r"put|bring) (?:everything|all (?:of )?(?:the |its )?\w+|some (?:of )?(?:the |its )?\w+) (?:to|onto) (?:the )?"
@@ -1236,12 +1253,14 @@ TWO_DEVICES = ErrorKind(
                         r"\bnot (?:\w+ ){0,2}registered\b|\bbuffers?\b|ModuleList|plain (?:Python )?list|"
                         r"(?:plain|normal|regular) "
                         r"(?:tensor )?attributes?|`self\.\w+`|\bby default (?:stored|created|made|on)\b|"
-                        r"list of (?:modules|layers)|\btrac(?:ed|ing)\b[^.\n]{0,40}\bon (?:the )?(?:cpu|CPU)\b|"
+                        r"list of (?:modules|layers)|\b(?:lists?|dicts?) (?:\w+ ){0,3}(?:nn )?(?:layers|modules)\b|"
+                        r"\btrac(?:ed|ing)\b[^.\n]{0,40}\bon (?:the )?(?:cpu|CPU)\b|"
                         r"\bdecompositions?\b|"
                         + MADE_WITHOUT_DEVICE},
               "05-inside", False, ("tensor_made_inside",), ("01-devices", "09-debugging")),
         Route({"_text": r"\bDGL|\bdgl\b|[Gg]raphs? (?:to batch|must be)|DataLoader|[Dd]ataloader|collate|pin_memory|"
-                        r"\bbatch\b"}, "04-batches", False, ("batch_not_moved",), ("01-devices", "09-debugging")),
+                        r"\bbatch\b(?![ _-]?sizes?\b)"}, "04-batches", False, ("batch_not_moved",),
+              ("01-devices", "09-debugging")),
     ),
     example="ValueError: expected the metric's state on cuda:0, but got input on cpu",
     reading={

@@ -91,9 +91,11 @@ def test_pending_entries_still_fail(figures):
 # 19/32 (12 declined, most told in a title or a poster's words), and with the rules written from its development half
 # (which gained nothing on it) the stratum stands at 57% and 71%; the nineteenth's half scored 7/15 and 10/15 before
 # and after its development half's rules, the twentieth's 6/18 and 10/18 (7 declined), which took the stratum to 55.6%
-# and 69.8%.
-NOVEL_RIGHT_FIRST_FLOOR = 0.54
-NOVEL_WITHIN_TWO_FLOOR = 0.68
+# and 69.8%; the twenty-second's 6/19 and 8/19 (10 declined), the twenty-third's 13/28 and 16/28 (12 declined, most
+# told in a question's or a pull request's words), before and after their development halves' rules, which took it to
+# 54.1% and 67.6%.
+NOVEL_RIGHT_FIRST_FLOOR = 0.52
+NOVEL_WITHIN_TWO_FLOOR = 0.65
 # Novel held-out entries the index gets wrong today (a negative claimed as a device error, or a device error given a
 # wrong chapter with confidence), by id only, added with their entries and never to let an index change pass.
 NOVEL_PENDING = {"gh-mmdetection-6701": "false_positive",

@@ -152,6 +152,11 @@ PROSE = [
     # a pair called a mismatch, as a reader types it into a search box
     "tensor cpu cuda mismatch",
     "cpu-gpu mismatch in the loss",
+    # the twenty-third batch's development half: two things each on its device ("whose ... is on"), one place and
+    # not another thing's device, one thing on a device and another not
+    "A layer whose input is on the CPU and whose weight is on the XPU fails in the forward pass.",
+    "The mask the helper builds lands on cpu, not the input's device.",
+    "The cost matrix is on gpu but the returned loss is not.",
 ]
 TWO_GPUS = [
     'With "device": "cuda:1" in the config the weights still load on device 0, and then tensors are on different '
@@ -215,6 +220,9 @@ INSIDE = [
     # the twenty-second batch's development half: tensors left as made, or not registered, in words
     "The lookup offsets remain initialized on CPU after the layer is moved to cuda.",
     "The basis matrices are not properly registered, so they are not moved to the model's device with .to().",
+    # the twenty-third batch's development half: buffers said not to be moved, layers kept in a plain dict
+    "The registered buffers are silently not moved when the module goes to the GPU.",
+    "model.cuda() does nothing for the dict of nn layers my network holds.",
 ]
 # A checkpoint from a GPU, loaded where there is none, told in the poster's words: chapter 07.
 LOADED_WITHOUT_THE_GPU = [
@@ -261,6 +269,11 @@ NEGATIVES = [
     "On one 3090 the fp16 run fails with a dtype mismatch between Half and Float.",
     # a version mismatch names CUDA and the CPU build, no tensor on a device
     "CUDA CPU version mismatch after installing the wheel",
+    # a device other than one: a choice of device, no tensor in two places
+    "The helper fell back to the CPU for any device other than cuda, so MPS was never used.",
+    "get_device() returns the CPU for anything else than cuda on a Mac with MPS.",
+    # code moved between files, not tensors between devices
+    "The modules were not moved between files in this refactor, only renamed.",
 ]
 
 
@@ -547,3 +560,10 @@ def test_indices_refused_by_a_tensor_on_a_gpu_are_on_another_gpu(indexed, chapte
     d = diagnose(f"RuntimeError: indices should be either on cpu or on the same device as the indexed tensor "
                  f"({indexed})")
     assert d.device_error and d.kind == "index_device" and d.chapter == chapter, (d.kind, d.chapter)
+
+
+def test_a_batch_size_is_no_batch_left_behind():
+    """'batch size' names a setting, not a batch of data: it does not send the reader to chapter 04."""
+    text = "With batch size 8 the labels are on cpu and the logits are on cuda:0."
+    assert diagnose(text).chapter == "01-devices"
+    assert diagnose(text.replace("batch size 8", "a batch from the loader")).chapter == "04-batches"

@@ -977,7 +977,8 @@ TWO_DEVICES = ErrorKind(
         r"(?<!\bworks\s)(?<!\bruns\s)(?<!\bworked\s)(?<!\bran\s)(?<!\bsuccessfully\s)(?<!\bfine\s)"
         r"\b(?:[Dd]evices?|on|in|at)\b" + _CUT + r"{0,60}?\b(?P<want>" + DW + r")(?![\w-])" + _CUT +
         r"{0,50}?(?:\b(?:and|vs\.?|versus|or|but|while|whereas|yet)\b| [-/] )" + _CUT + r"{0,50}?\b(?P<found>" + DW +
-        r")(?![\w-])",
+        # ... not where a program ran: "but with cpu it works"
+        r")(?![\w-])(?! (?:it |this |everything |all )?(?:works?|worked|runs?|ran)\b)",
         # two things, each said to be on its device: "seq_lens is on cpu, block_table on cuda:0"
         # (or "seq_lens is on cpu; block_table is on cuda:0")
         r"\b\w+ (?:is |are |was |were )?on (?P<want>" + DW + r")(?![\w-])[,;]? (?:and |but |while |whereas )?"

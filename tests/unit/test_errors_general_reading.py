@@ -274,6 +274,8 @@ NEGATIVES = [
     "get_device() returns the CPU for anything else than cuda on a Mac with MPS.",
     # code moved between files, not tensors between devices
     "The modules were not moved between files in this refactor, only renamed.",
+    # where a program ran, after a tensor's printed device: "..., device='mps:0') but with cpu it works"
+    "the output is all nan: tensor([[nan, nan]], device='mps:0', grad_fn=<linearbackward0>) but with cpu it works",
 ]
 
 

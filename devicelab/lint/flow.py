@@ -144,12 +144,13 @@ class Walker:
             if values:
                 self.bind(name, reduce(join, values), joined=True)
 
-    def comprehension_names(self, stmt: ast.stmt) -> dict[int, dict[str, Value]]:
-        """For each call inside a comprehension of this statement (not of the blocks it holds) whose loop runs over
-        a tensor on the device or a moved model's parameters: the loop's name, a tensor on the device."""
-        found: dict[int, dict[str, Value]] = {}
+    def comprehension_names(self, stmt: ast.stmt) -> dict[int, dict[str, Value | None]]:
+        """For each call inside a comprehension of this statement (not of the blocks it holds): the comprehension's
+        own names, a tensor on the device where its loop runs over one (or over a moved model's parameters), else
+        unknown (a name of the scope with the same name is not the comprehension's)."""
+        found: dict[int, dict[str, Value | None]] = {}
 
-        def visit(node: ast.AST, bound: dict[str, Value]) -> None:
+        def visit(node: ast.AST, bound: dict[str, Value | None]) -> None:
             if isinstance(node, (*FUNCTIONS, ast.ClassDef, ast.Lambda)):
                 return
             if isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
@@ -164,7 +165,7 @@ class Walker:
                     else:
                         for name in ast.walk(generator.target):
                             if isinstance(name, ast.Name):
-                                inner.pop(name.id, None)
+                                inner[name.id] = None
                     for condition in generator.ifs:
                         visit(condition, inner)
                 for part in ((node.key, node.value) if isinstance(node, ast.DictComp) else (node.elt,)):
@@ -183,7 +184,7 @@ class Walker:
                     visit(node, {})
         return found
 
-    def _value_with(self, node: ast.expr, bound: dict[str, Value]) -> Value | None:
+    def _value_with(self, node: ast.expr, bound: dict[str, Value | None]) -> Value | None:
         """An expression's value with a comprehension's names bound (the memo is for the scope's own names)."""
         outer = self.env
         self.env = {**outer, **bound}

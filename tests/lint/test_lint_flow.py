@@ -254,6 +254,7 @@ def test_dl102_follows_an_input_moved_in_a_branch_through_an_exit_a_variable_and
     ("def f(model, x):\n    logits, feats = model(x)\n    return feats.numpy()\n", []),  # fed unknown
     # a comprehension's name is its own: the same name outside it keeps what it held
     ("def f(model, x, o):\n    outs = model(x.cuda())\n    kept = [o for o in outs]\n    return o.numpy()\n", []),
+    ("def f(model, x, items):\n    o = model(x.cuda())\n    return [o.numpy() for o in items]\n", []),
     ("import torch.nn as nn\nmodel = nn.Linear(2, 2).cuda()\nw = [p.numpy() for p in model.parameters()]\n",
      ["DL102"]),
 ])

@@ -1101,14 +1101,16 @@ TWO_DEVICES = ErrorKind(
         r"(?P<_said>(?:[Tt]wo|[Dd]if{1,2}e?re?nt|[Mm]ultiple|[Mm]ixed|[Ss]eparate|[Dd]istinct) (?:devices?|GPUs)\b|"
         r"[Dd]evice[- ](?:type[- ])?[Mm]ismatch|"
         # "the tensor storage device in the custom loss is different from the model" (not a device's name or number)
+        # (and not its results: "the device output is different from the CPU's" is a numerical question)
         r"\b[Dd]evices?\b(?! (?:names?|ids?|IDs?|index|indices|count|numbers?|ordinals?|order|memory|drivers?)\b)"
-        r"[^.\n]{0,50}?\b(?:is|are|was|were) (?:\w+ )?different (?:from|than|to)\b|"
+        r"(?:(?!results?|outputs?|values?|predictions?|accuracy|precision|speed|performance)[^.\n]){0,50}?"
+        r"\b(?:is|are|was|were) (?:\w+ )?different (?:from|than|to)\b|"
         r"(?:on|to|onto|in) (?:a |another |some )?different (?:CUDA |GPU |cuda )?(?:devices?|GPUs?|gpus?)\b|"
         r"\bnon-(?:CUDA|GPU|CPU|cuda|gpu|cpu) (?:tensors?|devices?|param(?:eter)?s?|inputs?|weights?|buffers?)\b|"
         r"share (?:a|the same) device\b|"
         # a tensor refused because it is on the GPU already: "prediction functions can't consume already-on-GPU
         # tensors", "pinning fails for data already on the GPU"
-        r"(?:can ?not|can't|fails?|failed|breaks?|incompatible|not compatible|does ?n[o']t work|errors?)\b[^.\n]{0,60}?"
+        r"(?:can ?not|can't|fails?|failed|breaks?|incompatible|not compatible|does ?n[o']t work)\b[^.\n]{0,60}?"
         r"\balready[- ]on[- ](?:the[- ])?(?:GPU|CUDA|cuda|gpu)\b|"
         r"devices? \([^()]{1,30}\) must match|[Dd]ifferent device types?\b|"
         r"(?:on|to) (?:an? |the )?(?:unexpected|wrong|incorrect) device\b|"
@@ -1174,15 +1176,15 @@ TWO_DEVICES = ErrorKind(
         r"(?![\w-]))",
         # a thing said not to be moved: "registered buffers are ... not moved", "the constant tensors never get moved"
         r"(?P<_said>\b(?:buffers?|" + THING + r"|attributes?|constants?)\b[^.\n]{0,60}?"
-        r"(?:\b(?:not|never)|n't|\bits not) (?:being |getting |been |get )?(?:moved|transferred|converted)\b"
+        r"(?:\b(?:not|never)|n't|\bits not) (?:being |getting |been |get )?(?:moved|transferred)\b"
         r"(?=[^.\n]{0,40}?\b(?:device|GPU|gpu|CUDA|cuda|model|module|network|net)\b| ?(?:$|[.\n])))",
         # one place, and not another thing's device: "the generated tensor locates in cpu, not A's device", "on the
         # CPU instead of the model's device"
         r"(?P<_said>\b(?:on|in) (?:the )?" + DW + r"(?![\w-]),? (?:and )?(?:not|rather than|instead of) (?:on |in )?"
-        r"(?:the )?(?:[\w'.]+ ){0,2}device\b)",
+        r"(?:the )?(?:same device as|device of|[\w.]+'s? device)\b)",
         # one thing on a device and another not: "M is on gpu but loss is not"
         r"(?P<_said>\b\w+ (?:is|are|was|were) (?:on|in) (?:the )?" + DW + r"(?![\w-]),? but (?:the )?(?:\w+ ){1,3}"
-        r"(?:is|are|was|were)(?: not|n't)\b)",
+        r"(?:is|are|was|were)(?: not|n't)(?= ?(?:[.,;!?)\n]|$)))",
         # moving a network whose layers sit in a plain list or dict: "net.cuda() when the Network class has a list or
         # dict which contains nn layers"
         r"(?P<_said>(?:\.cuda\(\)|\.to\([^()\n]{0,20}\))[^\n]{0,80}?\b(?:lists?|dicts?|dictionar(?:y|ies))\b"

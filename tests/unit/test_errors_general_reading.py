@@ -274,6 +274,12 @@ NEGATIVES = [
     "get_device() returns the CPU for anything else than cuda on a Mac with MPS.",
     # code moved between files, not tensors between devices
     "The modules were not moved between files in this refactor, only renamed.",
+    # results that differ, a program that ran on the CPU, a speed, a dtype conversion: no tensor in two places
+    "On the device the results are different from the CPU run by 1e-3.",
+    "There are no errors when the tensors are already on the GPU.",
+    "It trains in cpu, not the GPU device I selected, and it is slow.",
+    "The model is on GPU but training is not faster than before.",
+    "The weights were not converted to fp16 by the model's half() call.",
     # where a program ran, after a tensor's printed device: "..., device='mps:0') but with cpu it works"
     "the output is all nan: tensor([[nan, nan]], device='mps:0', grad_fn=<linearbackward0>) but with cpu it works",
 ]

@@ -173,9 +173,13 @@ USER_RULES: tuple[FrameRule, ...] = (
 # The error raised on a line of the reader's own code (not inside a PyTorch layer): the operation that mixes the
 # devices is written there, so one of its tensors was made or kept there (a layer would fail inside PyTorch when
 # only its input was left behind). Not for the top level of a script, where batches and labels are handled.
-# Nor for a line that calls a whole model (a cut traceback: the error was raised inside it).
-OWN_LINE = FrameRule("raised_in_own_code", "05-inside", func=r"^(?!<|main$|train|evaluat|valid|test|run|fit|step$)",
-                     code=r".", code_not=r"\b(?:net|model|module|network|self\.model|self\.net)\(",
+# Nor for a line that calls a whole model or pipeline (a cut traceback: the error was raised inside it), nor for a
+# dispatcher's frame ("execute": an application that runs nodes or jobs prints its traceback after the message,
+# often cut there).
+OWN_LINE = FrameRule("raised_in_own_code", "05-inside",
+                     func=r"^(?!<|main$|train|evaluat|valid|test|run|fit|step$|execute$)",
+                     code=r".",
+                     code_not=r"\b(?:net|model|module|network|pipe|pipeline|self\.model|self\.net|self\.pipe)\(",
                      also=("01-devices",))
 # Frames in installed packages are not the reader's own code.
 INSTALLED = r"(?:site|dist)-packages/|/lib/python[\d.]+/"

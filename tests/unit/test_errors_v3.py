@@ -146,6 +146,28 @@ def test_an_error_raised_on_a_line_of_ones_own_helper_points_inside_and_a_layer_
     assert diagnose(installed).chapter == "01-devices"
 
 
+def test_a_dispatchers_frame_or_a_whole_pipelines_call_is_not_where_the_tensor_was_made():
+    """An application that runs nodes prints the message first and its traceback after it, often cut at its own
+    dispatcher ("execute"); a line that calls a whole pipeline raised inside it. Neither is the reader's line that made
+    a tensor: the message's own chapter answers (a meta tensor: chapter 07)."""
+    dispatcher = (
+        "!!! Exception during processing !!! Cannot copy out of meta tensor; no data!\n"
+        "Traceback (most recent call last):\n"
+        '  File "/home/me/app/execution.py", line 327, in execute\n'
+        "    outputs = run_node(node, inputs)\n"
+    )
+    assert diagnose(dispatcher).chapter == "07-checkpoints"
+    assert diagnose(dispatcher.replace("in execute", "in build_mask")).chapter == "05-inside"  # a helper's own line
+    pipeline = (
+        "Traceback (most recent call last):\n"
+        '  File "/home/me/nodes/sampler.py", line 1000, in generate\n'
+        "    images = pipe(prompt, num_inference_steps=28)\n"
+        "RuntimeError: Tensor on device cpu is not on the expected device meta!"
+    )
+    assert diagnose(pipeline).chapter == "07-checkpoints"
+    assert diagnose(pipeline.replace("pipe(prompt", "blend(prompt")).chapter == "05-inside"
+
+
 def test_old_ipython_tracebacks_are_read_too():
     text = (
         "<ipython-input-5-2f1c> in <module>()\n"

@@ -361,8 +361,8 @@ def test_a_tensor_on_another_device_accepts_indices_on_the_cpu():
     checks CUDA), so when a tensor on a GPU refuses its indices, they are on another accelerator (the error reader's
     reading of "indices should be either on cpu or on the same device as the indexed tensor (cuda:1)").
 
-    zh: 不在 CPU 上的张量（这里是 meta 设备；下面的 GPU 测试检查 CUDA）也接受 CPU 上的索引，所以 GPU 上的张量拒绝索引时，
-    这些索引在另一块加速器上。
+    zh: 不在 CPU 上的张量（这里是 meta 设备；下面的 GPU 测试检查 CUDA）也接受 CPU 上的索引，
+    所以 GPU 上的张量拒绝索引时，这些索引在另一块加速器上。
     """
     picked = torch.zeros(4, 3, device="meta")[torch.tensor([0, 2])]
     assert picked.shape == (2, 3) and picked.device.type == "meta"

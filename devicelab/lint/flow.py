@@ -5,7 +5,8 @@ the rules what it meets (calls, moves, statements)."""
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from functools import reduce
 from typing import TYPE_CHECKING, Any
@@ -72,18 +73,13 @@ class Walker:
         if self.hooks is not None:
             for hook in self.hooks["statement"]:
                 hook(self, stmt)
-        inside = self.comprehension_names(stmt)
-        for node in self.a.calls_of.get(id(stmt), ()):
+        calls = self.a.calls_of.get(id(stmt), ())
+        inside = self.comprehension_names(stmt) if calls else {}
+        for node in calls:
             bound = inside.get(id(node))
-            if bound:  # a call inside a comprehension that runs over tensors on the device
-                outer = self.env
-                self.env = {**outer, **bound}
-                self.a.forget()
-                try:
+            if bound:  # a call inside a comprehension: its own names
+                with self.names(bound):
                     self.call(node, stmt)
-                finally:
-                    self.env = outer
-                    self.a.forget()
             else:
                 self.call(node, stmt)
         if isinstance(stmt, ast.Assign):
@@ -157,8 +153,8 @@ class Walker:
                 inner = dict(bound)
                 for generator in node.generators:
                     visit(generator.iter, inner)
-                    source = self._value_with(generator.iter, inner) if inner else self.a.value(generator.iter,
-                                                                                                 self.env)
+                    with self.names(inner):
+                        source = self.a.value(generator.iter, self.env)
                     if source is not None and (source.kind == "device_tensors" or (
                             source.kind == "tensor" and source.device)) and isinstance(generator.target, ast.Name):
                         inner[generator.target.id] = Value("tensor", device=True, known=False)
@@ -184,13 +180,18 @@ class Walker:
                     visit(node, {})
         return found
 
-    def _value_with(self, node: ast.expr, bound: dict[str, Value | None]) -> Value | None:
-        """An expression's value with a comprehension's names bound (the memo is for the scope's own names)."""
+    @contextmanager
+    def names(self, bound: dict[str, Value | None]) -> Iterator[None]:
+        """The scope's names with a comprehension's own names over them, for a while (what the analysis remembered
+        of the scope's expressions is set aside, then again on the way out)."""
+        if not bound:
+            yield
+            return
         outer = self.env
         self.env = {**outer, **bound}
         self.a.forget()
         try:
-            return self.a.value(node, self.env)
+            yield
         finally:
             self.env = outer
             self.a.forget()

@@ -161,7 +161,9 @@ def device_of(value: str) -> str:
     shown = re.fullmatch(r"device\(type='(\w+)'(?:, ?index=(\d+))?\)", low, re.ASCII)  # torch.device's repr
     if shown:
         return shown.group(1) + (":" + shown.group(2) if shown.group(2) else "")
-    numbered = re.fullmatch(r"(?:cuda |gpu )?device (-1|\d+)", low, re.ASCII)  # "device 1", "CUDA device 0"
+    numbered = re.fullmatch(r"(?:cuda |gpu )?device (-1|\d+)|(?:gpu|device) ?[:#-]? ?(\d+)", low, re.ASCII)
+    if numbered and numbered.group(2):  # "GPU 1", "gpu:1", "device#0"
+        return "cuda:" + numbered.group(2)
     if numbered:
         return "cpu" if numbered.group(1) == "-1" else "cuda:" + numbered.group(1)  # "device -1": the CPU
     if v in ("显卡", "显存"):
@@ -349,9 +351,12 @@ def normalise(text: str) -> tuple[str, str]:
     return spaced, glued
 
 
-# A line that carries an exception (`RuntimeError: ...`, `AssertionError`, a C++ `Check failed`, a Chinese 报错).
-EXCEPTION_LINE = (r"(?:[\w.]*(?:Error|Exception|Warning|Failure)\b ?[:：]|^ *[\w.]*(?:Error|Exception) *$|Check failed|"
-                  r"报错|错误)")
+# A line that carries an exception (`RuntimeError: ...`, `AssertionError`, a C++ `Check failed`, a Chinese 报错), a
+# C++ exception's `what():` under "terminate called after throwing ...", or a library's "Exception in aoti_torch: ...".
+# A C++ stack frame that names the exception's constructor (`frame #0: c10::Error::Error(...)`) is not one: "::" is
+# a scope, not a message.
+EXCEPTION_LINE = (r"(?:[\w.]*(?:Error|Exception|Warning|Failure)\b(?: in [\w.]+)? ?[:：](?![:：])|"
+                  r"^ *[\w.]*(?:Error|Exception) *$|Check failed|\bwhat\(\): |报错|错误)")
 _EXCEPTION = re.compile(EXCEPTION_LINE, re.ASCII)
 
 

@@ -976,7 +976,8 @@ TWO_DEVICES = ErrorKind(
         # successfully on CPU, and ... to GPU": where the program ran, not where a tensor is)
         r"(?<!\bworks\s)(?<!\bruns\s)(?<!\bworked\s)(?<!\bran\s)(?<!\bsuccessfully\s)(?<!\bfine\s)"
         r"\b(?:[Dd]evices?|on|in|at)\b" + _CUT + r"{0,60}?\b(?P<want>" + DW + r")(?![\w-])" + _CUT +
-        r"{0,50}?(?:\b(?:and|vs\.?|versus|or|but|while|whereas|yet)\b| [-/] )" + _CUT + r"{0,50}?\b(?P<found>" + DW +
+        r"{0,50}?(?:\b(?:and|vs\.?|versus|or|but|while|whereas|yet)\b| [-/] )"
+        r"(?! (?:it |this |everything |all )?(?:works?|worked|runs?|ran)\b)" + _CUT + r"{0,50}?\b(?P<found>" + DW +
         # ... not where a program ran: "but with cpu it works"
         r")(?![\w-])(?! (?:it |this |everything |all )?(?:works?|worked|runs?|ran)\b)",
         # two things, each said to be on its device: "seq_lens is on cpu, block_table on cuda:0"
@@ -1072,7 +1073,12 @@ TWO_DEVICES = ErrorKind(
         r"without (?:a |any )?(?:GPU|CUDA|XLA|TPU)\b)|"
         r"\b(?:[Ll]oad\w*|[Rr]estor\w*|[Uu]npickl\w*)\b[^\n]{0,80}?\b(?:on|to|in) (?:a |an )?(?:CPU|cpu)[- ]only\b|"
         r"\b(?:[Ll]oad\w*|[Rr]estor\w*|[Uu]npickl\w*)\b[^\n]{0,80}?\b(?:in|on) an? (?:environment|machine) without "
-        r"(?:a |any )?(?:GPU|CUDA|XLA|TPU)\b)",
+        r"(?:a |any )?(?:GPU|CUDA|XLA|TPU)\b|"
+        # "Is there a way to load the replay_buffer for devices where cuda is not available?"
+        r"\b(?:[Ll]oad\w*|[Rr]estor\w*|[Uu]npickl\w*)\b[^\n]{0,80}?\b(?:machines?|devices?|computers?|servers?|"
+        r"environments?|laptops?|hosts?|systems?|platforms?)\b,? (?:where|that|which|with|without)\b[^\n]{0,30}?"
+        r"(?:\b(?:CUDA|cuda|GPU|gpu)s? (?:is |are )?(?:not|n't|no longer) (?:available|installed|present)\b|"
+        r"\b(?:no|without) (?:a |any )?(?:CUDA|cuda|GPU|gpu)s?\b))",
         # "Model trained on GPU is unable to predict on CPU", "gpu训练cpu预测"
         r"(?P<_location>" + TRAINED_ON_GPU_USED_ON_CPU + r")",
         r"(?P<_location>restore data location of|please use torch\.load with map_location|"
@@ -1082,6 +1088,8 @@ TWO_DEVICES = ErrorKind(
         r"\b[Ll]oad\w*\b[^.\n]{0,60}?\b(?:checkpoints?|ckpt|weights|state[_ ]dict)\b[^.\n]{0,30}?\bmap(?:ped|s)? "
         r"(?:it |them )?(?:to|onto) (?:the )?(?:CPU|cpu)\b)",
         r"(?P<_cpu_only>[Nn]ot (?:implemented|supported|available) (?:on|for) (?:the )?CPU|CPU (?:is )?not supported|"
+        # an extension's own words: "ball_query.cpp error: cpu not support"
+        r"(?<![+.])\b(?:CPU|cpu) (?:is )?not support(?:ed)?\b|"
         r"[Oo]nly supports? (?:CUDA|GPU)|[Oo]nly (?:CUDA|GPU) (?:\w+ ){0,2}?tensors? (?:is|are) (?:currently )?"
         r"supported|implementation for device cpu not found|device=cpu \(supported: \{'cuda')",
         r"(?P<_code>set\(\w+\.device for |\.device ?(?:==|!=) ?\w+\.device|\.is_cuda ?(?:==|!=|\)|$))",
@@ -1166,6 +1174,12 @@ TWO_DEVICES = ErrorKind(
         r"(?:CPU|cpu)\b)",
         r"(?P<_said>(?:\b(?:not|never)|n't) (?:been |being |getting )?(?:move[ds]?|moving|sent|send|transferr?e?d?|put|"
         r"placed|copied|shift(?:ed)?|migrated)(?: back| over)? (?:to|on|onto|in|into) (?:the )?" + DW + r"(?![\w-]))",
+        # ... with what was not moved between: "the functions didn't move the model to the selected device", "did not
+        # send the mask to the GPU"
+        r"(?P<_said>(?:\b(?:not|never)|n'?t|'nt) (?:move|moving|send|sending|transfer|transferring|put|copy|bring)"
+        r" (?:the |its |their |this |that |these |those |any )?(?:[\w.]+ ){1,2}?(?:back )?(?:to|onto|into) (?:the )?"
+        r"(?:(?:selected|select|chosen|target|specified|current|right|correct|same|proper|appropriate|model's|\w+'s) )?"
+        r"(?:device\b|" + DW + r"(?![\w-])))",
         # "some variables in the computation are located in CPU", "tensors ... getting sent to 'cpu'"
         r"(?P<_said>\b(?:[Vv]ariables?|" + THING + r")\b[^.\n]{0,80}?\b(?:located|sent|placed) (?:on|in|to|onto) "
         r"(?:the )?'?(?:CPU|cpu)'?(?![\w-]))",
@@ -1338,6 +1352,15 @@ THING_EN = (r"(?:model|network|net|module|layer|data|dataset|batch|inputs?|input
 THING_ZH = (r"(?:模型|网络|数据|输入|标签|权重|参数|张量|隐藏状态|索引|特征|输出|损失|优化器|model|data|input_ids|"
             r"inputs?|labels?|tensors?|hidden|weights?|mask|index)")
 PLACED_ZH = r"(?:放在|放到了?|在|位于|处于|加载到了?|转到了?|移到了?|搬到了?)"
+# One GPU by its number ("cuda:1", "GPU 1", "device 0"), where a program works on one and fails on another.
+GPU_N = r"(?:cuda:\d|(?:GPU|gpu|[Dd]evice) ?[:#-]? ?\d)(?![\w:]|\.\d)"
+WORKS = (r"(?:works?|worked|working)(?: fine| well| ok| okay| normally| correctly| perfectly| properly)?|"
+         r"(?:runs?|ran|running) (?:fine|well|ok|okay|normally|correctly|perfectly|properly|without (?:any )?"
+         r"(?:errors?|problems?|issues?))|(?:is|was) (?:fine|ok|okay)|no (?:errors?|problems?|issues?)|"
+         r"successful(?:ly)?")
+FAILS = (r"(?:errors?|fails?|failed|failing|crash(?:es|ed|ing)?|breaks?|broke|exceptions?|raises?|not|does ?n[o']t|"
+         r"can ?not|can't)")
+CONTRAST = r"\b(?:[Bb]ut|[Hh]owever|[Ww]hile|[Ww]hereas|[Yy]et)\b"
 TWO_PLACES_IN_WORDS = ErrorKind(
     name="two_places_in_words",
     chapter="01-devices",
@@ -1356,6 +1379,21 @@ TWO_PLACES_IN_WORDS = ErrorKind(
         + r")",
         # "gpu上训练的模型在cpu上加载报错": a model trained on a GPU, used where there is none
         r"(?P<_location>" + TRAINED_ON_GPU_USED_ON_CPU + r")",
+        # a program that works on one GPU and fails on another: "it works fine on cuda:0, but an error is prompted on
+        # cuda:1", "When I run on cuda:0, everything works fine. But when I run cuda:1, ... error", "crashes on GPU 1
+        # but works on GPU 0", "在cuda:0上正常，换到cuda:1就报错"
+        r"\b(?:" + WORKS + r")\b[^\n]{0,40}?\b(?P<want>" + GPU_N + r")[^\n]{0,60}?" + CONTRAST + r"(?=[^\n]{0,80}?\b"
+        + FAILS + r"\b)[^\n]{0,80}?\b(?P<found>" + GPU_N + r")",
+        r"\b(?P<want>" + GPU_N + r")[^\n]{0,40}?\b(?:" + WORKS + r")\b[^\n]{0,30}?" + CONTRAST + r"(?=[^\n]{0,80}?\b"
+        + FAILS + r"\b)[^\n]{0,80}?\b(?P<found>" + GPU_N + r")",
+        r"\b(?:" + FAILS + r")\b[^\n]{0,40}?\b(?P<found>" + GPU_N + r")[^\n]{0,60}?" + CONTRAST + r"[^\n]{0,40}?\b"
+        r"(?:" + WORKS + r")\b[^\n]{0,30}?\b(?P<want>" + GPU_N + r")",
+        # a mismatch between two places, said between them: "returns predictions on the CPU, causing a mismatch when
+        # performing assignments to tensors initialized on the GPU"
+        r"\b(?:on|in) (?:the )?(?P<want>" + DW + r")(?![\w-])[^.\n]{0,40}?\b(?:mismatch|conflict)\w*\b[^.\n]{0,80}?\b"
+        r"(?:on|in) (?:the )?(?P<found>" + DW + r")(?![\w-])",
+        r"(?P<want>" + GPU_N + r") ?上?[^\n。]{0,20}?(?:正常|没问题|没有问题|可以跑|能跑|能运行|可以运行)[^\n。]{0,30}?"
+        r"(?P<found>" + GPU_N + r") ?上?[^\n。]{0,20}?(?:报错|出错|错误|不行|失败)",
     ),
     routes=TWO_DEVICES.routes,
     example="The model is on cuda:0 but the labels are still on the CPU.\nRuntimeError: the loss failed",

@@ -575,3 +575,84 @@ def test_a_batch_size_is_no_batch_left_behind():
     text = "With batch size 8 the labels are on cpu and the logits are on cuda:0."
     assert diagnose(text).chapter == "01-devices"
     assert diagnose(text.replace("batch size 8", "a batch from the loader")).chapter == "04-batches"
+
+
+# The twenty-fifth batch's development half: a C++ program's paste (libtorch, AOTInductor), where the stack's frames
+# name the exception's constructor (`c10::Error::Error(...)`) and the message is under "what():" or after
+# "Exception in <library>:". Paraphrases written for these tests.
+CPP_FRAMES = ("frame #0: c10::Error::Error(c10::SourceLocation, std::string const&) + 0x2a (0x7f01 in libc10.so)\n"
+              "frame #1: at::TensorIterator::compute_types() + 0x3b5 (0x7f02 in libtorch_cpu.so)\n"
+              "frame #2: at::TensorIterator::build() + 0x46 (0x7f03 in libtorch_cpu.so)\n")
+
+
+@pytest.mark.parametrize("text, chapter", [
+    ("terminate called after throwing an instance of 'c10::Error'\n  what():  expected type CUDAFloatType but got "
+     "CPUFloatType (compute_types at aten/src/ATen/native/TensorIterator.cpp:134)\n" + CPP_FRAMES, "01-devices"),
+    ("[E1201 10:00:00.000 shim_common.cpp:40] Exception in aoti_torch: Specified device cuda:1 does not match device "
+     "of data cuda:0\nException raised from make_tensor at aten/src/ATen/Functions.cpp:25 (most recent call first):\n"
+     + CPP_FRAMES, "06-multigpu"),
+])
+def test_a_cpp_programs_message_is_read_under_its_stack_frames(text, chapter):
+    d = diagnose(text)
+    assert d.device_error and d.chapter == chapter, (d.kind, d.chapter)
+
+
+def test_a_cpp_stack_frame_is_no_error_line():
+    """Frames that name `c10::Error::Error` are read as a stack, not as the message: a C++ out-of-memory stays one."""
+    d = diagnose("terminate called after throwing an instance of 'c10::Error'\n  what():  CUDA out of memory. Tried "
+                 "to allocate 20.00 MiB (GPU 0; 3.95 GiB total capacity)\n" + CPP_FRAMES)
+    assert not d.device_error and d.kind == "out_of_memory", d.kind
+
+
+# The twenty-fifth batch's development half, in the posters' words (paraphrases): a program that works on one GPU and
+# fails on another (chapter 06), a model a library function leaves behind, a buffer loaded where CUDA is missing
+# (chapter 07), an extension without a CPU implementation, two places either side of "mismatch".
+WORKS_ON_ONE_GPU = [
+    "It runs fine on cuda:0, but on cuda:1 the Triton kernel fails with an error.",
+    "With the model on cuda:0 everything works fine. But when I move it to cuda:1, this error occurs:\n"
+    "RuntimeError: Triton Error [CUDA]: context is destroyed",
+    "Inference crashes on GPU 1 but works on GPU 0.",
+    "在cuda:0上运行正常，换到cuda:1上就报错",
+]
+POSTERS_WORDS_25 = [
+    ("The prune function returns a new model but didn't move the model to the selected device, so it is on the CPU.",
+     "01-devices"),
+    ("Is it possible to load the saved replay buffer on machines where CUDA is not available?", "07-checkpoints"),
+    ("knn.cpp error: cpu not support", "01-devices"),
+    ("The helper returns its estimates on the CPU, causing a mismatch when they are written into tensors created on "
+     "the GPU.", "01-devices"),
+]
+NEGATIVES_25 = [
+    "It works fine on GPU 0, but GPU 1 stays idle the whole time.",
+    "Training works on GPU 0 but on GPU 1 I get CUDA out of memory.",
+    "I have an RTX 3090 GPU 24 GB and the model runs on GPU but is slow.",
+    "I did not move to the new cluster because the GPU queue is long.",
+    "We load the model on machines where CUDA is available and it is fast.",
+    "There is a version mismatch on the server with GPU drivers.",
+    "ERROR: the wheel torch-2.1.0+cpu not supported on this platform",
+]
+
+
+@pytest.mark.parametrize("text", WORKS_ON_ONE_GPU)
+def test_a_program_that_works_on_one_gpu_and_fails_on_another_points_to_chapter_06(text):
+    d = diagnose(text)
+    assert d.device_error and d.chapter == "06-multigpu", (d.kind, d.chapter)
+
+
+@pytest.mark.parametrize("text, chapter", POSTERS_WORDS_25)
+def test_the_twenty_fifth_batchs_posters_words_are_read(text, chapter):
+    d = diagnose(text)
+    assert d.device_error and d.chapter == chapter, (d.kind, d.chapter)
+
+
+@pytest.mark.parametrize("text", NEGATIVES_25)
+def test_the_twenty_fifth_batchs_look_alikes_stay_negatives(text):
+    assert not diagnose(text).device_error, diagnose(text).kind
+
+
+@pytest.mark.parametrize("value, device", [("GPU 1", "cuda:1"), ("gpu:0", "cuda:0"), ("GPU#2", "cuda:2"),
+                                           ("gpu1", "cuda:1"), ("device 3", "cuda:3"), ("device -1", "cpu")])
+def test_a_gpu_named_by_its_number_is_that_cuda_device(value, device):
+    from devicelab.errors import device_of
+
+    assert device_of(value) == device

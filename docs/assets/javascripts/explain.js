@@ -88,7 +88,8 @@
     if (v === "-1") return "cpu";  // a device index of -1 is the CPU (Tensor.get_device(), the sparse check)
     var shown = /^device\(type='(\w+)'(?:, ?index=(\d+))?\)$/.exec(low);  // torch.device's repr
     if (shown) return shown[1] + (shown[2] ? ":" + shown[2] : "");
-    var numbered = /^(?:cuda |gpu )?device (-1|\d+)$/.exec(low);  // "device 1", "CUDA device 0", "device -1"
+    var numbered = /^(?:(?:cuda |gpu )?device (-1|\d+)|(?:gpu|device) ?[:#-]? ?(\d+))$/.exec(low);
+    if (numbered && numbered[2]) return "cuda:" + numbered[2];  // "GPU 1", "gpu:1", "device#0"
     if (numbered) return numbered[1] === "-1" ? "cpu" : "cuda:" + numbered[1];  // "device -1": the CPU
     if (v === "\u663e\u5361" || v === "\u663e\u5b58") return "cuda";  // 显卡, 显存
     if (v === "\u5185\u5b58") return "cpu";  // 内存

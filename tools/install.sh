@@ -85,8 +85,8 @@ else
   "$venv/bin/python" -m ipykernel install --sys-prefix --name python3 >/dev/null
 fi
 # jsonschema (under nbformat, nbgrader and Jupyter's servers) imports every format checker it finds when it is first
-# imported. rfc3987-syntax, the `iri` checker that jupyter-events pulls in, builds about 35 Earley parsers there: 1.5
-# CPU-seconds in every process that reads a notebook (24 processes in one run of the test suite: the test workers, the
+# imported. rfc3987-syntax, the `iri` checker that jupyter-events pulls in, builds 39 Earley parsers there: 1.5
+# CPU-seconds in every process that imports nbformat (24 processes in one run of the test suite: the test workers, the
 # site build, nbgrader, the grader). No notebook or Jupyter schema uses that format, and jsonschema skips a checker
 # that is not installed, so it is removed once the requirements are in.
 if compgen -G "$venv/lib/python3*/site-packages/rfc3987_syntax-*.dist-info" >/dev/null; then

@@ -24,12 +24,12 @@ OPTIMIZER_STATE = (r"\b(?:exp_avgs?|exp_avg_sqs?|max_exp_avg_sqs?|momentum_buffe
 
 # A multi-GPU program's words in the paste (DataParallel, DDP, FSDP, DeepSpeed, a device map).
 # (a wavelet "scattering" transform is no scatter)
-MULTI_GPU = (r"DataParallel|[Rr]eplica|[Ss]catter(?!ing)|[Bb]roadcast|device_ids|local_rank|NCCL|nccl|all_reduce|"
+MULTI_GPU = (r"DataParallel|[Rr]eplica|[Ss]catter(?!ing)|[Bb]roadcast|device_ids|local[_ ]rank|NCCL|nccl|all_reduce|"
              r"all_gather|[Dd]istributed|SyncBatchNorm|FSDP|FullyShard|deepspeed|DeepSpeed|different GPUs|device_map|"
              # FSDP's own word for the GPU a rank computes on ("Expects tensor to be on the compute device cuda:1")
              r"\bcompute device\b|"
              # Chinese: "several cards", "two cards", "multi-GPU"
-             r"多卡|[多两几][张块个种]卡|多个? ?GPU|多显卡|双卡|"
+             r"多卡|[多两几][张块个种]卡|多个? ?GPU|多显卡|双卡|不同(?:的)? ?(?:GPU|gpu|显卡)|"
              # "多张显卡", "4张V100", "两块GPU"
              r"[多两几二三四五六七八2-9][张块个] ?(?:显卡|GPU|gpu|[VAHL]\d{2,3}\b|"
              r"(?:RTX ?|GTX ?)?[1-5]0[5-9]0(?: ?Ti)?\b)|"
@@ -46,6 +46,15 @@ MULTI_GPU = (r"DataParallel|[Rr]eplica|[Ss]catter(?!ing)|[Bb]roadcast|device_ids
 # program. A version ("CUDA 11.8") is no GPU number.
 TWO_GPUS = (r"(?:cuda:|cuda\(|[Dd]evice[- ]|GPU[- ]?|\bgpu[- ]?)(\d)(?!\d|\.\d)[\s\S]{0,400}?"
             r"(?:cuda:|cuda\(|[Dd]evice[- ]|GPU[- ]?|\bgpu[- ]?)(?!\1(?!\d|\.\d))\d(?!\d|\.\d)")
+# A program said to work on the default GPU only, without a pair of numbers: "only works with cuda:0", "incorrect
+# results on non-default GPUs", "hard-coded to GPU 0", "必须为0卡"
+OTHER_GPU = (r"\bonly (?:works?|runs?) (?:on|with|for) (?:the )?(?:cuda:0|(?:GPU|gpu|[Dd]evice) ?[:#]? ?0|"
+             r"(?:first|default) (?:GPU|gpu|device))(?![\w:])|\bnon-default (?:CUDA |cuda )?(?:GPU|gpu|device)s?\b|"
+             r"\bhard-?coded\b[^.\n]{0,30}?\b(?:cuda:0|(?:GPU|gpu|[Dd]evice) ?[:#]? ?0|the first GPU)(?![\w:])|"
+             r"(?:必须|只能)(?:为|用|是|在|使用)? ?(?:cuda:0|(?:GPU|gpu) ?0|0 ?号? ?(?:卡|GPU|gpu|显卡))")
+# A poster who has one GPU: an old "tensors are on different GPUs" then meant the CPU and the GPU
+ONE_GPU_ONLY = (r"\b(?:[Ii]|[Ww]e) (?:only |just )?ha(?:ve|d) (?:only |just )?(?:one|a single|1) GPU\b|"
+                r"只有一(?:张|块|个) ?(?:显卡|GPU|卡)")
 # An optimizer resumed from a checkpoint, in the poster's words ("error when load checkpoint and finetune with
 # optimizer"): its state was loaded where the model was not (chapter 07)
 RESUMED_OPTIMIZER = (r"\b(?:[Oo]ptimi[sz]er|optim)\b[^\n]{0,80}?\b(?:checkpoints?|ckpt|load\w*|resum\w*)\b|"
@@ -982,11 +991,14 @@ TWO_DEVICES = ErrorKind(
         r")(?![\w-])(?! (?:it |this |everything |all )?(?:works?|worked|runs?|ran)\b)",
         # two things, each said to be on its device: "seq_lens is on cpu, block_table on cuda:0"
         # (or "seq_lens is on cpu; block_table is on cuda:0")
-        r"\b\w+ (?:is |are |was |were )?on (?P<want>" + DW + r")(?![\w-])[,;]? (?:and |but |while |whereas )?"
+        r"\b(?!(?:works?|worked|runs?|ran|fine|well|successfully)\b)\w+ (?:is |are |was |were )?on (?P<want>" + DW +
+        r")(?![\w-])[,;]? (?:and |but |while |whereas )?"
         r"(?:the |whose |its |their )?\w+ (?:is |are |was |were )?on (?P<found>" + DW + r")(?![\w-])",
         # a pair called a mismatch: "there will be a CUDA/CPU mismatch", "tensor cpu cuda mismatch", "cpu-gpu mismatch"
         r"\b(?P<want>" + DW + r")(?:-|(?![\w-])(?: ?/ ?| - | vs\.? | and | & | ))(?P<found>" + DW + r")(?![\w-]) "
         r"(?:device )?(?:mismatch|conflict|mix)",
+        # ... or an error, with "vs": "The CPU vs GPU error re: the sigma coordinates"
+        r"\b(?P<want>" + DW + r")(?![\w-]) vs\.? (?P<found>" + DW + r")(?![\w-]) (?:device )?errors?\b",
         # ... or issues that a change avoids, fixes or causes: "moved x to cpu to avoid cpu/cuda issues"
         r"\b(?:avoid|avoids|avoiding|fix|fixes|fixed|fixing|cause|causes|caused|causing)\b[^.\n]{0,15}?\b(?P<want>" + DW
         + r")(?![\w-]) ?/ ?(?P<found>" + DW + r")(?![\w-]) (?:device )?(?:issues?|errors?|problems?)",
@@ -1066,7 +1078,9 @@ TWO_DEVICES = ErrorKind(
         r"(?P<_meta>from the 'Meta' backend|[Mm]eta tensors? (?:has|have) no data|(?:on|with|for) [Mm]eta tensors|"
         r"\b[Mm]eta[- ]tensors? error\b|"
         r"\bis (?:still )?on the meta device|(?:to|from) the meta device|"
-        r"(?:to|into) a meta (?:parameter|tensor|buffer)\b|device=['\"]?meta\b)",
+        r"(?:to|into) a meta (?:parameter|tensor|buffer)\b|device=['\"]?meta\b|"
+        # "device meta is invalid when using group offload"
+        r"\b[Dd]evice ['\"]?meta['\"]? is (?:invalid|not (?:valid|supported|allowed)))",
         # a poster's words: a model trained or saved on a GPU, loaded or restored on a machine without one
         r"(?P<_location>\b(?:[Tt]rained|[Ss]aved|[Ee]xported|[Pp]ickled)\b[^\n]{0,40}?\b(?:GPU|gpu|cuda|CUDA|XLA|TPU)\b"
         r"[^\n]{0,120}?\b(?:[Ll]oad\w*|[Rr]estor\w*|[Uu]npickl\w*)\b[^\n]{0,80}?(?:\b(?:CPU|cpu)\b|"
@@ -1086,7 +1100,12 @@ TWO_DEVICES = ErrorKind(
         r"checkpoint|"
         # a poster's words for the fix: "load the vocoder checkpoint to map to CPU if cuda is not available"
         r"\b[Ll]oad\w*\b[^.\n]{0,60}?\b(?:checkpoints?|ckpt|weights|state[_ ]dict)\b[^.\n]{0,30}?\bmap(?:ped|s)? "
-        r"(?:it |them )?(?:to|onto) (?:the )?(?:CPU|cpu)\b)",
+        r"(?:it |them )?(?:to|onto) (?:the )?(?:CPU|cpu)\b|"
+        # "use map_location=torch.device('cpu') when loading weights ... This causes error when trying to run model
+        # with only CPU"
+        r"\bmap_location\b[^\n]{0,200}?\b(?:only|just) (?:a |the )?(?:CPU|cpu)\b|"
+        r"\bmap_location\b[^\n]{0,200}?\b(?:CPU|cpu)[- ]only\b|"
+        r"\b(?:only|just) (?:a |the )?(?:CPU|cpu)\b[^\n]{0,200}?\bmap_location\b)",
         r"(?P<_cpu_only>[Nn]ot (?:implemented|supported|available) (?:on|for) (?:the )?CPU|CPU (?:is )?not supported|"
         # an extension's own words: "ball_query.cpp error: cpu not support"
         r"(?<![+.])\b(?:CPU|cpu) (?:is )?not support(?:ed)?\b|"
@@ -1099,7 +1118,7 @@ TWO_DEVICES = ErrorKind(
         r"(?P<_code>\.device\(\) ?(?:==|!=) ?[\w.\[\]]+\.device\(\)|device\(\)\.type\(\) ?(?:==|!=) ?"
         r"(?:at::|c10::|torch::)?(?:k(?:CUDA|CPU|MPS)\b|DeviceType::)|[Cc]heck failed:? ?[\w.\[\]()]*"
         r"\.(?:is_cuda|is_cpu)\(\)|\bassert (?:not )?[\w.\[\]]+\.(?:is_cuda|is_cpu)\b|"
-        r"\.(?:is_cuda|is_cpu)\(\) INTERNAL ASSERT FAILED|"
+        r"\.(?:is_cuda|is_cpu)\(\) (?:INTERNAL ASSERT FAILED|[Ii]nternal [Aa]ssert(?:ion)? [Ff]ailed)|"
         # "assert self.qweight.device.type == \"cuda\"", a C++ assert's own report: 'Assert on "input_device == "cpu""
         # failed'
         r"\bassert [\w.\[\]]+\.device(?:\.type)? ?(?:==|!=) ?['\"](?:cuda|cpu|mps|xpu|npu|xla)\b|"
@@ -1120,7 +1139,8 @@ TWO_DEVICES = ErrorKind(
         # tensors", "pinning fails for data already on the GPU"
         r"(?:can ?not|can't|fails?|failed|breaks?|incompatible|not compatible|does ?n[o']t work)\b[^.\n]{0,60}?"
         r"\balready[- ]on[- ](?:the[- ])?(?:GPU|CUDA|cuda|gpu)\b|"
-        r"devices? \([^()]{1,30}\) must match|[Dd]ifferent device types?\b|"
+        r"devices? \([^()]{1,30}\) must match|[Dd]ifferent device types?\b|[Mm]ismatched devices?\b"
+        r"(?! (?:names?|ids?|IDs?|index|indices|count|numbers?|ordinals?|order|memory|drivers?)\b)|"
         r"(?:on|to) (?:an? |the )?(?:unexpected|wrong|incorrect) device\b|"
         r"(?:does ?n[o']t|do ?n[o']t|cannot|can't) (?:support|accept|handle) (?:\w+ )?"
         r"(?:CUDA|GPU|cuda|gpu|CPU|cpu|MPS|NPU|XPU|XLA) tensors|"
@@ -1145,8 +1165,8 @@ TWO_DEVICES = ErrorKind(
         r"device\b|"
         # "errors because some tensors lie on CPU", "the sampling data is created on cpu whereas logits are still on
         # device"
-        r"\b(?:[Ss]ome|[Cc]ertain|[Rr]emaining) (?:of the )?(?:\w+ )?" + THING + r" (?:still )?(?:lie|reside|stay|"
-        r"remain)s? (?:on|in) (?:the )?(?:CPU|cpu)\b|"
+        r"\b(?:[Ss]ome|[Cc]ertain|[Rr]emaining) (?:of the )?(?:\w+ )?" + THING + r" (?:still )?(?:(?:lie|reside|stay|"
+        r"remain)s?|being|left|sitting) (?:on|in) (?:the )?(?:CPU|cpu)\b|"
         r"\bon (?:the )?(?:CPU|cpu)\b[^.\n]{0,10}?\b(?:whereas|while|but)\b[^.\n]{0,40}?\b(?:is|are) (?:still )?on "
         r"(?:the )?device\b|"
         r"\bmismatch (?:between|of) (?:the )?[\w'. -]{0,40}?\bdevice\b[\w'. -]{0,10}? and (?:the )?[\w'. -]{0,40}?"
@@ -1231,6 +1251,9 @@ TWO_DEVICES = ErrorKind(
         Route({"relation": "^index$"}, "06-multigpu", False, ("multi_gpu_mix",), ("01-devices", "09-debugging")),
         Route({"types": "meta"}, "07-checkpoints", False, ("meta_weights",), ("09-debugging",)),
         Route({"_meta": "."}, "07-checkpoints", False, ("meta_weights",), ("05-inside", "09-debugging")),
+        Route({"_other_gpu": "."}, "06-multigpu", False, ("multi_gpu_mix",), ("05-inside", "09-debugging")),
+        Route({"_text": ONE_GPU_ONLY, "_said": "."}, "01-devices", False, ("model_not_moved", "batch_not_moved"),
+              ("05-inside", "09-debugging")),
         Route({"_text": TWO_GPUS, "_said": "."}, "06-multigpu", False, ("multi_gpu_mix",),
               ("01-devices", "09-debugging")),
         Route({"_location": "."}, "07-checkpoints", False, ("map_location",), ("09-debugging",)),
@@ -1358,9 +1381,9 @@ WORKS = (r"(?:works?|worked|working)(?: fine| well| ok| okay| normally| correctl
          r"(?:runs?|ran|running) (?:fine|well|ok|okay|normally|correctly|perfectly|properly|without (?:any )?"
          r"(?:errors?|problems?|issues?))|(?:is|was) (?:fine|ok|okay)|no (?:errors?|problems?|issues?)|"
          r"successful(?:ly)?")
-FAILS = (r"(?:errors?|fails?|failed|failing|crash(?:es|ed|ing)?|breaks?|broke|exceptions?|raises?|not|does ?n[o']t|"
-         r"can ?not|can't)")
-CONTRAST = r"\b(?:[Bb]ut|[Hh]owever|[Ww]hile|[Ww]hereas|[Yy]et)\b"
+FAILS = (r"(?:errors?|fails?|failed|failing|failures?|crash(?:es|ed|ing)?|breaks?|broke|exceptions?|raises?|"
+         r"(?:does ?n[o']t|do ?n[o']t|can ?not|can't|not) (?:on|with|for|in|work|run)|wrong)")
+CONTRAST = r"(?:\b(?:[Bb]ut|[Hh]owever|[Ww]hile|[Ww]hereas|[Yy]et)\b|[.;!](?= ))"
 TWO_PLACES_IN_WORDS = ErrorKind(
     name="two_places_in_words",
     chapter="01-devices",
@@ -1382,23 +1405,58 @@ TWO_PLACES_IN_WORDS = ErrorKind(
         # a program that works on one GPU and fails on another: "it works fine on cuda:0, but an error is prompted on
         # cuda:1", "When I run on cuda:0, everything works fine. But when I run cuda:1, ... error", "crashes on GPU 1
         # but works on GPU 0", "在cuda:0上正常，换到cuda:1就报错"
-        r"\b(?:" + WORKS + r")\b[^\n]{0,40}?\b(?P<want>" + GPU_N + r")[^\n]{0,60}?" + CONTRAST + r"(?=[^\n]{0,80}?\b"
-        + FAILS + r"\b)[^\n]{0,80}?\b(?P<found>" + GPU_N + r")",
-        r"\b(?P<want>" + GPU_N + r")[^\n]{0,40}?\b(?:" + WORKS + r")\b[^\n]{0,30}?" + CONTRAST + r"(?=[^\n]{0,80}?\b"
-        + FAILS + r"\b)[^\n]{0,80}?\b(?P<found>" + GPU_N + r")",
-        r"\b(?:" + FAILS + r")\b[^\n]{0,40}?\b(?P<found>" + GPU_N + r")[^\n]{0,60}?" + CONTRAST + r"[^\n]{0,40}?\b"
-        r"(?:" + WORKS + r")\b[^\n]{0,30}?\b(?P<want>" + GPU_N + r")",
+        r"(?P<_one_gpu>\b(?:" + WORKS + r")\b[^\n]{0,40}?\b(?P<want>" + GPU_N + r")[^\n]{0,60}?" + CONTRAST +
+        r"(?=[^\n]{0,80}?\b" + FAILS + r"\b)[^\n]{0,80}?\b(?P<found>" + GPU_N + r"))",
+        r"(?P<_one_gpu>\b(?P<want>" + GPU_N + r")[^\n]{0,40}?\b(?:" + WORKS + r")\b[^\n]{0,30}?" + CONTRAST +
+        r"(?=[^\n]{0,80}?\b" + FAILS + r"\b)[^\n]{0,80}?\b(?P<found>" + GPU_N + r"))",
+        r"(?P<_one_gpu>\b(?:" + FAILS + r")\b[^\n]{0,40}?\b(?P<found>" + GPU_N + r")[^\n]{0,60}?" + CONTRAST +
+        r"[^\n]{0,40}?\b(?:" + WORKS + r")\b[^\n]{0,30}?\b(?P<want>" + GPU_N + r"))",
         # a mismatch between two places, said between them: "returns predictions on the CPU, causing a mismatch when
         # performing assignments to tensors initialized on the GPU"
         r"\b(?:on|in) (?:the )?(?P<want>" + DW + r")(?![\w-])[^.\n]{0,40}?\b(?:mismatch|conflict)\w*\b[^.\n]{0,80}?\b"
         r"(?:on|in) (?:the )?(?P<found>" + DW + r")(?![\w-])",
-        r"(?P<want>" + GPU_N + r") ?上?[^\n。]{0,20}?(?:正常|没问题|没有问题|可以跑|能跑|能运行|可以运行)[^\n。]{0,30}?"
-        r"(?P<found>" + GPU_N + r") ?上?[^\n。]{0,20}?(?:报错|出错|错误|不行|失败)",
+        r"(?P<_other_gpu>" + OTHER_GPU + r")",
+        # a device asked for and another one used: "with device=cpu it still loads onto cuda", "device = cpu
+        # 的时候...还是会加载到cuda上"
+        r"(?P<_said>\bdevice ?= ?['\"]?(?:cpu|CPU)['\"]?[^\n]{0,80}?(?:\bstill (?:gets? |is |are )?"
+        r"(?:loaded|placed|put|moved|runs?|goes) (?:on|to|onto) (?:the )?|"
+        r"(?:还是|仍然|依然|却|仍)(?:会)?[^\n，,。]{0,10}?(?:加载|放|跑|运行|移)(?:到|在) ?)"
+        r"(?:GPU|gpu|cuda|CUDA|显卡)\b)",
+        r"(?P<_one_gpu>(?P<want>" + GPU_N + r") ?上?[^\n。]{0,20}?(?:正常|没问题|没有问题|可以跑|能跑|能运行|可以运行)"
+        r"[^\n。]{0,30}?(?P<found>" + GPU_N + r") ?上?[^\n。]{0,20}?(?:报错|出错|错误|不行|失败))",
     ),
     routes=TWO_DEVICES.routes,
     example="The model is on cuda:0 but the labels are still on the CPU.\nRuntimeError: the loss failed",
     reading=TWO_DEVICES.reading,
-    reading_by_marker={"_location": TWO_DEVICES.reading_by_marker["_location"]},
+    reading_by_marker={
+        "_location": TWO_DEVICES.reading_by_marker["_location"],
+        "_one_gpu": {
+            "en": "The program works on {want} and fails on {found}. What follows the tensors to the other GPU works; "
+            "something that stays on the current CUDA device (`cuda:0` unless you set it) does not. Look for "
+            "`.cuda()` or `device=\"cuda\"` without a number, for `torch.cuda.current_device()`, and for custom "
+            "kernels (CUDA extensions, Triton), which may launch on the current device: call "
+            "`torch.cuda.set_device()` with the GPU you run on (or wrap the work in `with torch.cuda.device(...)`), "
+            "and create tensors with `device=x.device`.",
+            "zh": "程序在 {want} 上正常，在 {found} 上出错。跟着张量去了另一块 GPU 的部分都能运行，留在当前 CUDA 设备"
+            "（没有设置时是 `cuda:0`）上的部分就会出错。请查找不带编号的 `.cuda()` 或 `device=\"cuda\"`、"
+            "`torch.cuda.current_device()`，以及可能在当前设备上启动的自定义内核（CUDA 扩展、Triton）：用 "
+            "`torch.cuda.set_device()` 设成实际运行的那块 GPU（或把这段代码放进 `with torch.cuda.device(...)`），"
+            "并用 `device=x.device` 创建张量。",
+        },
+        "_other_gpu": {
+            "en": "The program works on the default GPU and fails, or computes wrong results, on another one. What "
+            "follows the tensors to the other GPU works; something that stays on the current CUDA device (`cuda:0` "
+            "unless you set it) does not. Look for `.cuda()` or `device=\"cuda\"` without a number, for a "
+            "hard-coded `cuda:0`, for `torch.cuda.current_device()`, and for custom kernels (CUDA extensions, "
+            "Triton), which may launch on the current device: call `torch.cuda.set_device()` with the GPU you run on "
+            "(or wrap the work in `with torch.cuda.device(...)`), and create tensors with `device=x.device`.",
+            "zh": "程序在默认 GPU 上正常，换到另一块 GPU 就出错或算出错误结果。跟着张量去了另一块 GPU 的部分都能运行，"
+            "留在当前 CUDA 设备（没有设置时是 `cuda:0`）上的部分就会出问题。请查找不带编号的 `.cuda()` 或 "
+            "`device=\"cuda\"`、写死的 `cuda:0`、`torch.cuda.current_device()`，以及可能在当前设备上启动的自定义"
+            "内核（CUDA 扩展、Triton）：用 `torch.cuda.set_device()` 设成实际运行的那块 GPU（或把这段代码放进 "
+            "`with torch.cuda.device(...)`），并用 `device=x.device` 创建张量。",
+        },
+    },
 )
 
 # DataParallel re-raises a replica's error under its own header; the replica's message follows it ("Original

@@ -639,6 +639,14 @@ def test_a_program_that_works_on_one_gpu_and_fails_on_another_points_to_chapter_
     assert d.device_error and d.chapter == "06-multigpu", (d.kind, d.chapter)
 
 
+def test_the_reading_of_a_program_that_works_on_one_gpu_names_the_current_device():
+    """The answer says which GPU works and which fails, and where to look: what stays on the current CUDA device."""
+    d = diagnose("Inference crashes on GPU 1 but works on GPU 0.")
+    en, zh = d.match.reading("en"), d.match.reading("zh")
+    assert "works on GPU 0 and fails on GPU 1" in en and "torch.cuda.set_device()" in en
+    assert "在 GPU 0 上正常，在 GPU 1 上出错" in zh and "torch.cuda.set_device()" in zh
+
+
 @pytest.mark.parametrize("text, chapter", POSTERS_WORDS_25)
 def test_the_twenty_fifth_batchs_posters_words_are_read(text, chapter):
     d = diagnose(text)
@@ -656,3 +664,56 @@ def test_a_gpu_named_by_its_number_is_that_cuda_device(value, device):
     from devicelab.errors import device_of
 
     assert device_of(value) == device
+
+
+# The twenty-sixth batch's development half, in the posters' words (paraphrases written for these tests).
+POSTERS_WORDS_26 = [
+    # a program that works on the default GPU only, with or without a pair of numbers (chapter 06)
+    ("The failure shows up only on my second GPU (cuda:1). It works fine on cuda:0.", "06-multigpu"),
+    ("The custom op only works with cuda:0; on the other cards the boxes come out wrong.", "06-multigpu"),
+    ("Wrong results on non-default GPUs from the CUDA extension.", "06-multigpu"),
+    ("The demo script is hard-coded to GPU 0.", "06-multigpu"),
+    ("这个脚本必须为0卡，换成别的卡就不行", "06-multigpu"),
+    ("There's a mismatched device error when the worker's GPU differs from its local rank.", "06-multigpu"),
+    ("拼接的时候，两个张量被分配到了不同的GPU上", "06-multigpu"),
+    # the old "tensors are on different GPUs" from someone with one GPU: the CPU and the GPU (chapter 01)
+    ("tensors are on different GPUs\nI run the demo but I have only one GPU.", "01-devices"),
+    # a device asked for and another one used
+    ("With device=cpu the model still gets loaded onto cuda.", "01-devices"),
+    ("在 device=cpu 的时候还是会加载到cuda上", "01-devices"),
+    ("Validation fails at random because some tensors being on the cpu when the transformer is called.",
+     "01-devices"),
+    ("The CPU vs GPU error comes from the grid coordinates.", "01-devices"),
+    ("RuntimeError: !x.is_cuda() Internal Assert Failed at kernel.cpp", "01-devices"),
+    # loading (chapter 07)
+    ("We should pass map_location when loading the weights: it fails on a machine with only CPU.", "07-checkpoints"),
+    ("device meta is invalid when offloading the transformer's blocks", "07-checkpoints"),
+]
+NEGATIVES_26 = [
+    "It works on GPU 0. GPU 1 is not available on this node.",
+    "It only works on CUDA, and my laptop has no GPU.",
+    "The installer is hard-coded to CUDA 11.8.",
+    "I have only one GPU, how do I train faster?",
+    "Set map_location to cpu to speed up loading.",
+    "CPU vs GPU performance comparison for the model",
+    "We benchmarked with device=cpu and it still runs on one core.",
+    "Mismatched device names between the config and nvidia-smi",
+]
+
+
+@pytest.mark.parametrize("text, chapter", POSTERS_WORDS_26)
+def test_the_twenty_sixth_batchs_posters_words_are_read(text, chapter):
+    d = diagnose(text)
+    assert d.device_error and d.chapter == chapter, (d.kind, d.chapter)
+
+
+@pytest.mark.parametrize("text", NEGATIVES_26)
+def test_the_twenty_sixth_batchs_look_alikes_stay_negatives(text):
+    assert not diagnose(text).device_error, diagnose(text).kind
+
+
+def test_a_program_that_works_on_the_default_gpu_only_is_read_without_a_pair_of_numbers():
+    d = diagnose("Wrong results on non-default GPUs from the CUDA extension.")
+    en, zh = d.match.reading("en"), d.match.reading("zh")
+    assert "works on the default GPU" in en and "torch.cuda.set_device()" in en and "{" not in en
+    assert "默认 GPU" in zh and "torch.cuda.set_device()" in zh and "{" not in zh

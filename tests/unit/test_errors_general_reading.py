@@ -647,17 +647,6 @@ def test_the_reading_of_a_program_that_works_on_one_gpu_names_the_current_device
     assert "在 GPU 0 上正常，在 GPU 1 上出错" in zh and "torch.cuda.set_device()" in zh
 
 
-@pytest.mark.parametrize("text, chapter", POSTERS_WORDS_25)
-def test_the_twenty_fifth_batchs_posters_words_are_read(text, chapter):
-    d = diagnose(text)
-    assert d.device_error and d.chapter == chapter, (d.kind, d.chapter)
-
-
-@pytest.mark.parametrize("text", NEGATIVES_25)
-def test_the_twenty_fifth_batchs_look_alikes_stay_negatives(text):
-    assert not diagnose(text).device_error, diagnose(text).kind
-
-
 @pytest.mark.parametrize("value, device", [("GPU 1", "cuda:1"), ("gpu:0", "cuda:0"), ("GPU#2", "cuda:2"),
                                            ("gpu1", "cuda:1"), ("device 3", "cuda:3"), ("device -1", "cpu")])
 def test_a_gpu_named_by_its_number_is_that_cuda_device(value, device):
@@ -701,14 +690,14 @@ NEGATIVES_26 = [
 ]
 
 
-@pytest.mark.parametrize("text, chapter", POSTERS_WORDS_26)
-def test_the_twenty_sixth_batchs_posters_words_are_read(text, chapter):
+@pytest.mark.parametrize("text, chapter", POSTERS_WORDS_25 + POSTERS_WORDS_26)
+def test_the_posters_words_of_the_twenty_fifth_and_sixth_batches_are_read(text, chapter):
     d = diagnose(text)
     assert d.device_error and d.chapter == chapter, (d.kind, d.chapter)
 
 
-@pytest.mark.parametrize("text", NEGATIVES_26)
-def test_the_twenty_sixth_batchs_look_alikes_stay_negatives(text):
+@pytest.mark.parametrize("text", NEGATIVES_25 + NEGATIVES_26)
+def test_the_look_alikes_of_the_twenty_fifth_and_sixth_batches_stay_negatives(text):
     assert not diagnose(text).device_error, diagnose(text).kind
 
 

@@ -135,17 +135,22 @@ NOVEL_HELDOUT24 = ROOT / "tests" / "errors" / "novel_heldout24.json"
 # tabular and scientific work.
 NOVEL_DEV26 = ROOT / "tests" / "errors" / "novel_dev26.json"
 NOVEL_HELDOUT25 = ROOT / "tests" / "errors" / "novel_heldout25.json"
+# A twenty-seventh batch (random.Random(27272), by thread): pull requests and issues that fix or report a device problem
+# in their authors' own words (English and Chinese), and pastes as they arrive from notebooks and consoles (cell
+# output, log prefixes, cut tracebacks) from tabular, AutoML and course repositories.
+NOVEL_DEV27 = ROOT / "tests" / "errors" / "novel_dev27.json"
+NOVEL_HELDOUT26 = ROOT / "tests" / "errors" / "novel_heldout26.json"
 DEVELOPMENT_FILES = (CORPUS, NOVEL_DEV, NOVEL_DEV2, NOVEL_DEV3, NOVEL_DEV4, NOVEL_DEV5, NOVEL_DEV6, NOVEL_DEV7,
                      NOVEL_DEV8, NOVEL_DEV9, NOVEL_DEV10, NOVEL_DEV11, NOVEL_DEV12,
                      NOVEL_DEV13, NOVEL_DEV14, NOVEL_DEV15, NOVEL_DEV16,
                      NOVEL_DEV17, NOVEL_DEV18, NOVEL_DEV19, NOVEL_DEV20,
-                     NOVEL_DEV21, NOVEL_DEV22, NOVEL_DEV23, NOVEL_DEV24, NOVEL_DEV25, NOVEL_DEV26)
+                     NOVEL_DEV21, NOVEL_DEV22, NOVEL_DEV23, NOVEL_DEV24, NOVEL_DEV25, NOVEL_DEV26, NOVEL_DEV27)
 HELDOUT_FILES = (HELDOUT, NOVEL_HELDOUT, NOVEL_HELDOUT2, NOVEL_HELDOUT3, NOVEL_HELDOUT4, NOVEL_HELDOUT5,
                  NOVEL_HELDOUT6, NOVEL_HELDOUT7, NOVEL_HELDOUT8, NOVEL_HELDOUT9, NOVEL_HELDOUT10, NOVEL_HELDOUT11,
                  NOVEL_HELDOUT12, NOVEL_HELDOUT13, NOVEL_HELDOUT14,
                  NOVEL_HELDOUT15, NOVEL_HELDOUT16, NOVEL_HELDOUT17,
                  NOVEL_HELDOUT18, NOVEL_HELDOUT19, NOVEL_HELDOUT20, NOVEL_HELDOUT21,
-                 NOVEL_HELDOUT22, NOVEL_HELDOUT23, NOVEL_HELDOUT24, NOVEL_HELDOUT25)
+                 NOVEL_HELDOUT22, NOVEL_HELDOUT23, NOVEL_HELDOUT24, NOVEL_HELDOUT25, NOVEL_HELDOUT26)
 
 CHAPTERS = (
     "01-devices",

@@ -62,6 +62,8 @@ RESUMED_OPTIMIZER = (r"\b(?:[Oo]ptimi[sz]er|optim)\b[^\n]{0,80}?\b(?:checkpoints
 # Tensors a function makes for itself without saying where, in a poster's words: "intermediate tensors", "helper
 # tensors ... instead of defaulting to CPU", "we forgot to specify the device"
 MADE_WITHOUT_DEVICE = (r"\b(?:intermediate|helper|internal|temporary|auxiliary) tensors?\b|"
+                       # "Moved new tensors to the same device as others", "tensors created on the fly"
+                       r"\b(?:new|newly (?:created|constructed|made|built)) tensors\b|\bcreated on the fly\b|"
                        r"\bspecify(?:ing)? (?:the |a )?device\b|\bdefault(?:s|ing)? to (?:the )?(?:CPU|cpu)\b|"
                        # "initialized on the default device", "tensors are created without having the device in
                        # mind", "newly constructed tensors are built on CPU", "created within with torch.device(...)"
@@ -961,8 +963,8 @@ THING = (r"(?:tensors?|Tensors?|generators?|Generators?|graphs?|models?|modules?
 # Said of a tensor that is not where it must be ("found some tensors to not be on a GPU").
 NOT_ON = r"not (?:be )?(?:on|in) (?:a |the )?(?:GPU|CPU|cuda|CUDA|device)\b|same GPU"
 # A graph library's objects or words in the paste (PyG, DGL): their edges and features come with the batch.
-GRAPH = (r"\bDGL|\bdgl\b|DGLGraph|torch_geometric|edge_index|node feature|[Gg]raphs? (?:on|to batch|must be)|"
-         r"\bsubgraph\b|[Gg]raph and \w+ (?:should|must)|same device context")
+GRAPH = (r"\bDGL|\bdgl\b|DGLGraph|torch_geometric|edge_index|node feature|edge feature|"
+         r"[Gg]raphs? (?:on|to batch|must be)|\bsubgraph\b|[Gg]raph and \w+ (?:should|must)|same device context")
 # within one sentence (a dot inside a name, `out.device` or `x.is_cuda`, ends none)
 _CUT = r"(?:[^.!?;\n。！？；]|\.(?=\w))"
 TWO_DEVICES = ErrorKind(
@@ -1080,7 +1082,9 @@ TWO_DEVICES = ErrorKind(
         r"\bis (?:still )?on the meta device|(?:to|from) the meta device|"
         r"(?:to|into) a meta (?:parameter|tensor|buffer)\b|device=['\"]?meta\b|"
         # "device meta is invalid when using group offload"
-        r"\b[Dd]evice ['\"]?meta['\"]? is (?:invalid|not (?:valid|supported|allowed)))",
+        r"\b[Dd]evice ['\"]?meta['\"]? is (?:invalid|not (?:valid|supported|allowed))|"
+        # "RuntimeError: Cannot post-process meta tensor FusedMoE.w13_weight"
+        r"\b[Cc]annot (?:[\w-]+ )?(?:process|post-process|copy|move|use|load|handle) (?:a |the )?meta tensors?\b)",
         # a poster's words: a model trained or saved on a GPU, loaded or restored on a machine without one
         r"(?P<_location>\b(?:[Tt]rained|[Ss]aved|[Ee]xported|[Pp]ickled)\b[^\n]{0,40}?\b(?:GPU|gpu|cuda|CUDA|XLA|TPU)\b"
         r"[^\n]{0,120}?\b(?:[Ll]oad\w*|[Rr]estor\w*|[Uu]npickl\w*)\b[^\n]{0,80}?(?:\b(?:CPU|cpu)\b|"
@@ -1088,6 +1092,9 @@ TWO_DEVICES = ErrorKind(
         r"\b(?:[Ll]oad\w*|[Rr]estor\w*|[Uu]npickl\w*)\b[^\n]{0,80}?\b(?:on|to|in) (?:a |an )?(?:CPU|cpu)[- ]only\b|"
         r"\b(?:[Ll]oad\w*|[Rr]estor\w*|[Uu]npickl\w*)\b[^\n]{0,80}?\b(?:in|on) an? (?:environment|machine) without "
         r"(?:a |any )?(?:GPU|CUDA|XLA|TPU)\b|"
+        # "load_params() attempts to load on GPU when no GPU is available"
+        r"\b[Ll]oad\w*\b[^\n]{0,40}?\b(?:on|onto|to) (?:the )?(?:GPU|gpu|cuda|CUDA)\b[^\n]{0,20}?"
+        r"\b(?:when|while|if|but|though|although|where) (?:there is |there's )?no (?:GPU|gpu|cuda|CUDA)\b|"
         # "Is there a way to load the replay_buffer for devices where cuda is not available?"
         r"\b(?:[Ll]oad\w*|[Rr]estor\w*|[Uu]npickl\w*)\b[^\n]{0,80}?\b(?:machines?|devices?|computers?|servers?|"
         r"environments?|laptops?|hosts?|systems?|platforms?)\b,? (?:where|that|which|with|without)\b[^\n]{0,30}?"
@@ -1126,7 +1133,7 @@ TWO_DEVICES = ErrorKind(
         r"(?P<_graph>cudagraphs? due to[^\n]{0,30}?\bcpu device)",
         # no device named, but said: "on different devices", "device mismatch", "不在同一个设备上"
         r"(?P<_said>(?:[Tt]wo|[Dd]if{1,2}e?re?nt|[Mm]ultiple|[Mm]ixed|[Ss]eparate|[Dd]istinct) (?:devices?|GPUs)\b|"
-        r"[Dd]evice[- ](?:type[- ])?[Mm]ismatch|"
+        r"[Dd]evice[- ](?:type[- ])?[Mm]is-?[Mm]atch|"
         # "the tensor storage device in the custom loss is different from the model" (not a device's name or number)
         # (and not its results: "the device output is different from the CPU's" is a numerical question)
         r"\b[Dd]evices?\b(?! (?:names?|ids?|IDs?|index|indices|count|numbers?|ordinals?|order|memory|drivers?)\b)"
@@ -1212,6 +1219,13 @@ TWO_DEVICES = ErrorKind(
         r"(?P<_said>\b(?:buffers?|" + THING + r"|attributes?|constants?)\b[^.\n]{0,60}?"
         r"(?:\b(?:not|never)|n't|\bits not) (?:being |getting |been |get )?(?:moved|transferred)\b"
         r"(?=[^.\n]{0,40}?\b(?:device|GPU|gpu|CUDA|cuda|model|module|network|net)\b| ?(?:$|[.\n])))",
+        # a tensor the module does not know as its own, so `.to()` leaves it behind: "Tensor in list member is not
+        # tracked by PyTorch module as a *buffer*" (chapter 05)
+        r"(?P<_said>\bnot (?:tracked|registered|recogni[sz]ed|known) (?:\w+ ){0,4}?as (?:a |an |its )?"
+        r"\*{0,2}buffers?\b)",
+        # a replica's device attribute: "self.device in training_step points to the root device no matter on which
+        # gpu"
+        r"(?P<_said>\b(?:points?|refers?) to the (?:root|main|primary) device\b)",
         # one place, and not another thing's device: "the generated tensor locates in cpu, not A's device", "on the
         # CPU instead of the model's device"
         r"(?P<_said>\b(?:on|in) (?:the )?" + DW + r"(?![\w-]),? (?:and )?(?:not|rather than|instead of) (?:on |in )?"

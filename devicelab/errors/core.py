@@ -354,8 +354,9 @@ def normalise(text: str) -> tuple[str, str]:
 # A line that carries an exception (`RuntimeError: ...`, `AssertionError`, a C++ `Check failed`, a Chinese 报错), a
 # C++ exception's `what():` under "terminate called after throwing ...", or a library's "Exception in aoti_torch: ...".
 # A C++ stack frame that names the exception's constructor (`frame #0: c10::Error::Error(...)`) is not one: "::" is
-# a scope, not a message.
-EXCEPTION_LINE = (r"(?:[\w.]*(?:Error|Exception|Warning|Failure)\b(?: in [\w.]+)? ?[:：](?![:：])|"
+# a scope, not a message. A name is read from its first character (a start inside a long word, a line of base64 or
+# of digits, would scan the rest of it again at each character).
+EXCEPTION_LINE = (r"(?:(?<![\w.])[\w.]*(?:Error|Exception|Warning|Failure)\b(?: in [\w.]+)? ?[:：](?![:：])|"
                   r"^ *[\w.]*(?:Error|Exception) *$|Check failed|\bwhat\(\): |报错|错误)")
 _EXCEPTION = re.compile(EXCEPTION_LINE, re.ASCII)
 

@@ -701,7 +701,7 @@ SPARSE_ASSERT = ErrorKind(
     candidates=("09-debugging",),
     causes=("batch_not_moved", "model_not_moved"),
     device_fields=(),
-    patterns=(r"(?P<_assert>!?\w+\.is_cuda\(\)) INTERNAL ASSERT FAILED",),
+    patterns=(r"(?<![\w!])(?P<_assert>!?\w+\.is_cuda\(\)) INTERNAL ASSERT FAILED",),
     example='RuntimeError: !t.is_cuda() INTERNAL ASSERT FAILED at "../aten/src/ATen/native/sparse/'
     'SparseTensorMath.cpp":1143',
     reading={
@@ -812,9 +812,10 @@ CUSTOM_OP = ErrorKind(
         # hand-written checks of CUDA extensions (TORCH_CHECK / AT_ASSERTM in detection, attention, 3D ops)
         r"Expected (?P<arg>[\w.\[\]]+?)(?:\.device\(\))?\.is_cuda\(\) to be true, but got false",
         r"Expected (?:[\w.\[\]]+\.)?is_cuda(?:\(\))? to be true,? but got false",
-        r"(?P<arg>[\w.\[\]']+) must be a CUDA tensor",
-        r"(?P<arg>[\w.\[\]']+) (?:must be|is not) (?:a )?(?:GPU|cuda) tensor",
-        r"(?P<arg>[\w.\[\]']+) must be on (?:CUDA|cuda|the GPU)",
+        # (each name read from its first character: a start inside a long word would scan the word again)
+        r"(?<![\w.\[\]'])(?P<arg>[\w.\[\]']+) must be a CUDA tensor",
+        r"(?<![\w.\[\]'])(?P<arg>[\w.\[\]']+) (?:must be|is not) (?:a )?(?:GPU|cuda) tensor",
+        r"(?<![\w.\[\]'])(?P<arg>[\w.\[\]']+) must be on (?:CUDA|cuda|the GPU)",
         # torch_xla: a CPU tensor given to an XLA operation
         r"Input tensor is not an XLA tensor: (?P<arg>\w+)",
         # torch <= 0.4: a CUDA tensor where a CPU one is needed, or the reverse
@@ -904,7 +905,7 @@ HAND_WRITTEN = ErrorKind(
         # the many hand-written TORCH_CHECKs: "X and Y must be on the same device", "expected ... to be on same
         # device, but got ...", "... must have the same device", "Expected b and A to be on the same device" ...
         # an exception's name is no operation, even in a paste written all in lower case ("runtimeerror: ...")
-        r"\b(?![\w.]*(?:[Ee]rror|[Ee]xception|[Ww]arning)\b)(?P<op>[a-z_][\w.]*)(?:\(\))?: ?[^.!?:]{0,80}?"
+        r"(?<![\w.])(?![\w.]*(?:[Ee]rror|[Ee]xception|[Ww]arning)\b)(?P<op>[a-z_][\w.]*)(?:\(\))?: ?[^.!?:]{0,80}?"
         r"(?:to be|must be|need to be|should be|be|are not|is not|are) (?:on|in|at) (?:the )?same device"
         r"(?P<tail>[^!?]{0,160})",
         r"(?:to be|must be|need to be|should be|be|are not|is not|are) (?:on|in|at) (?:the )?same device"

@@ -232,3 +232,19 @@ def test_the_python_reading_is_fast_enough_to_feel_instant():
     per_message = (time.perf_counter() - started) / len(texts) * 1000
     print(f"python: {per_message:.3f} ms per message")
     assert per_message < 50
+
+
+def test_a_paste_of_one_long_token_is_answered_in_seconds_on_the_page(page, base_url):
+    """The page reads the same wordings with the browser's regular expressions: a paste that is one very long token
+    (letters, digits, a dotted path, a word wrapped at a fixed width) is answered in seconds, as in Python."""
+    page.goto(f"{base_url}/explain/")
+    shapes = {"letters": "a" * 40_000, "digits": "1" * 40_000, "dotted": "a." * 20_000,
+              "underscored": "a_" * 20_000, "wrapped": ("a" * 79 + "\n") * 500}
+    seconds = page.evaluate(
+        f"""(texts) => {{ const input = document.getElementById('explain-input'); const read = {READ_OUTPUT};
+                         return texts.map(text => {{ const started = performance.now(); input.value = text;
+                             input.dispatchEvent(new Event('input', {{bubbles: true}})); read();
+                             return (performance.now() - started) / 1000; }}); }}""",
+        list(shapes.values()))
+    slow = {name: round(s, 1) for name, s in zip(shapes, seconds) if s >= 5}
+    assert slow == {}, slow

@@ -130,6 +130,7 @@ class Analysis:
         imports = sorted(self.nodes_of(ast.Import, ast.ImportFrom), key=lambda n: self._index[id(n)])
         self.imports = Imports(tree, imports)  # in the order they run: a later import rebinds a name
         self.findings: list[Finding] = []
+        self.shared: dict[str, object] = {}  # what several rules read once (inputs.py's InputFlow)
         self.classes: dict[str, ClassInfo] = {}
         self.functions: dict[str, ast.FunctionDef] = {}
         for node in sorted(self.nodes_of(ast.ClassDef), key=lambda n: n.lineno):

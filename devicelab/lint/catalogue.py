@@ -33,6 +33,29 @@ REASONS: dict[str, dict[str, str]] = {
                    "zh": "第 {cell} 个单元格的源码既不是文本，也不是由行组成的列表；其余单元格已检查"},
 }
 
+# The variants of one rule's message: a finding's "variant" names one, filled into the message's {variant}.
+VARIANTS: dict[str, dict[str, dict[str, str]]] = {
+    "DL505": {
+        "meets": {"en": "which then meets `{other}`, one of the tensors this function is given (`{how}`)",
+                  "zh": "随后却与本函数收到的张量 `{other}` 一起运算（`{how}`）"},
+        "returned": {"en": "which is filled from the tensors this function is given and then returned",
+                     "zh": "它由本函数收到的张量填充，然后被返回"},
+    },
+    "DL106": {
+        "current_gpu": {
+            "en": "{call}(...).cuda() under `if ....is_cuda:` goes to the current GPU (cuda:0 unless "
+                  "torch.cuda.set_device says otherwise), not to the GPU `{other}` is on",
+            "zh": "`if ....is_cuda:` 之下的 {call}(...).cuda() 去的是当前 GPU（除非 torch.cuda.set_device "
+                  "另有指定，否则就是 cuda:0），而不是 `{other}` 所在的那块 GPU"},
+        "named": {
+            "en": "{call}(...) is sent to CUDA by name, while `{other}`, one of the tensors this function is given "
+                  "(`{how}`), is wherever its caller put it: on the CPU (no GPU, or a model kept on the CPU) or on "
+                  "another GPU (one process per GPU)",
+            "zh": "{call}(...) 按名字被送到了 CUDA 上，而本函数收到的张量 `{other}`（`{how}`）在调用者放的地方："
+                  "可能在 CPU 上（没有 GPU，或者模型留在 CPU 上），也可能在另一块 GPU 上（每个进程一块 GPU）"},
+    },
+}
+
 RULES: dict[str, Rule] = {
     rule.code: rule
     for rule in (
@@ -98,6 +121,16 @@ RULES: dict[str, Rule] = {
         },
             summary={"en": "the branches of an `if` / `elif` about the device move different tensors",
                      "zh": "关于设备的 `if` / `elif` 的各个分支移动了不同的张量"}),
+        Rule("DL106", "05-inside", {
+            "en": "{variant}; the two meet on different devices: make it where the inputs are "
+                  "(device={other}.device, or .to({other}.device))",
+            "zh": "{variant}；两者会在不同设备上相遇：请在输入所在的设备上创建它"
+                  "（device={other}.device，或 .to({other}.device)）",
+        },
+            summary={"en": "a tensor sent to a device named in the code (`.cuda()`, `device=\"cuda\"`, under "
+                           "`if x.is_cuda:`) that meets the tensors a function is given",
+                     "zh": "按代码里写死的设备（`.cuda()`、`device=\"cuda\"`、`if x.is_cuda:` 之下）创建的张量，"
+                           "与函数收到的张量相遇"}),
         Rule("DL201", "02-dataparallel", {
             "en": "nn.DataParallel wraps `{name}`, which is never moved to the GPU: with two GPUs or more its weights "
                   "stay on the CPU; move it first ({name}.to(device)), then wrap",
@@ -140,6 +173,18 @@ RULES: dict[str, Rule] = {
                            "whose result meets a tensor on the device",
                      "zh": "函数（损失、指标、NMS、验证）里没有 `device=` 的张量工厂函数，"
                            "其结果与设备上的张量一起运算"}),
+        Rule("DL505", "05-inside", {
+            "en": "{call}(...) without device= makes a CPU tensor, {variant}: the function works only while its "
+                  "callers keep their tensors on the CPU; make it where they are (device={other}.device, "
+                  "{other}.new_zeros(...), torch.zeros_like({other}))",
+            "zh": "没有 device= 的 {call}(...) 创建的是 CPU 张量，{variant}：只有调用者把张量留在 CPU 上时，"
+                  "这个函数才能正常工作；请在它们所在的设备上创建（device={other}.device、"
+                  "{other}.new_zeros(...)、torch.zeros_like({other})）",
+        }, fixable=True,
+            summary={"en": "a tensor factory without `device=` in a function that is handed its tensors (a "
+                           "library's loss, a layer's helper, an optimizer's step) whose result meets them",
+                     "zh": "在接收外部张量的函数（库里的损失、层的辅助函数、优化器的 step）中，没有 `device=` 的"
+                           "张量工厂函数，其结果与收到的张量相遇"}),
         Rule("DL601", "06-multigpu", {
             "en": "DistributedDataParallel(..., device_ids={ids}) wraps `{name}`, which is still on the CPU: DDP "
                   "raises; put each process's model on its own GPU first (torch.cuda.set_device(local_rank); "

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from ..explain import chapter_url, site_url  # noqa: F401 - site_url: part of this module's interface
 from .analysis import Analysis
-from .catalogue import REASONS, RULES
+from .catalogue import REASONS, RULES, VARIANTS
 from .values import Finding
 
 _NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
@@ -47,6 +47,9 @@ class Problem:
         reason = REASONS.get(params.get("reason", ""))
         if reason is not None:
             params["reason"] = _filled(reason[lang], params)
+        variant = VARIANTS.get(self.code, {}).get(params.get("variant", ""))
+        if variant is not None:
+            params["variant"] = _filled(variant[lang], params)
         return _filled(RULES[self.code].message[lang], params)
 
     def location(self) -> str:

@@ -18,6 +18,7 @@ script or notebook of the folder calls `.cuda()`, and none of them asks for a de
 from __future__ import annotations
 
 import ast
+import os
 import re
 import warnings
 from collections.abc import Callable, Iterable
@@ -171,8 +172,18 @@ def _listing(folder: Path, suffixes: tuple[str, ...] = (".py", ".ipynb"), withou
     cannot be listed. Files over _LARGEST, and `without`, are left out."""
     try:
         skip = without.resolve() if without is not None else None
-        return sorted((f.name, f.stat().st_mtime_ns) for f in folder.iterdir() if f.suffix in suffixes
-                      and f.is_file() and f.stat().st_size <= _LARGEST and (skip is None or f.resolve() != skip))
+        out = []
+        with os.scandir(folder) as entries:  # one stat per file: a big folder is listed once per file linted
+            for entry in entries:
+                if not entry.name.endswith(suffixes) or not entry.is_file():
+                    continue
+                info = entry.stat()
+                if info.st_size > _LARGEST:
+                    continue
+                if skip is not None and entry.name == skip.name and Path(entry.path).resolve() == skip:
+                    continue
+                out.append((entry.name, info.st_mtime_ns))
+        return sorted(out)
     except OSError:
         return None
 
@@ -204,6 +215,28 @@ def _read(path: Path) -> ast.Module | None:
     return _TREES[key]
 
 
+_MODULES: dict[tuple[str, int], ast.Module | None] = {}
+
+
+def parse_module(path: Path, text: str | bytes | None = None) -> ast.Module | None:
+    """A .py file of the project parsed once per run, whoever asks (machines.py's neighbours, project.py's
+    imported modules); the trees are only read. None when it cannot be read or parsed."""
+    try:
+        key = (str(path.resolve()), path.stat().st_mtime_ns)
+    except OSError:
+        return None
+    if key not in _MODULES:
+        if len(_MODULES) >= 512:  # a long run over a big project: keep memory bounded
+            _MODULES.clear()
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                _MODULES[key] = ast.parse(path.read_bytes() if text is None else text)
+        except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
+            _MODULES[key] = None
+    return _MODULES[key]
+
+
 def _parse(path: Path) -> ast.Module | None:
     from .core import Unreadable, cells_source, decoded, read_notebook
 
@@ -211,6 +244,8 @@ def _parse(path: Path) -> ast.Module | None:
         text = decoded(path.read_bytes(), path)
         if "torch" not in text and ".cuda(" not in text:
             return None
+        if path.suffix == ".py":
+            return parse_module(path, text)
         if path.suffix == ".ipynb":
             text = cells_source(read_notebook(text)[0]).text
         with warnings.catch_warnings():

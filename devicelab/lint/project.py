@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import ast
 import sys
-import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -43,6 +42,7 @@ def module_file(start: Path, module: str | None, level: int) -> Path | None:
 def read_module(path: Path, depth: int) -> Analysis | None:
     """The analysis of one module of the project (not run: its classes, functions and what they return)."""
     from .analysis import Analysis
+    from .machines import parse_module
 
     try:
         key = (str(path.resolve()), path.stat().st_mtime_ns, depth)
@@ -50,13 +50,12 @@ def read_module(path: Path, depth: int) -> Analysis | None:
         return None
     if key not in _READ:
         _READ[key] = None  # an import cycle reads nothing the second time
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                tree = ast.parse(path.read_bytes())
-            _READ[key] = Analysis(tree, path, depth)
-        except (SyntaxError, ValueError, OSError, RecursionError, MemoryError):
-            pass
+        tree = parse_module(path)  # parsed once, shared with machines.py's reading of the neighbours
+        if tree is not None:
+            try:
+                _READ[key] = Analysis(tree, path, depth)
+            except (RecursionError, MemoryError):
+                pass
     return _READ[key]
 
 

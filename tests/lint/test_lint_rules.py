@@ -20,20 +20,27 @@ def expected(path: Path) -> set[tuple[int, str]]:
     return {(n, m.group(1)) for n, line in enumerate(path.read_text().splitlines(), 1) if (m := EXPECT.search(line))}
 
 
-@pytest.mark.parametrize("name", sorted(p.name for p in FIXTURES.glob("bad_*.py")))
+def fixtures(kind: str) -> list[str]:
+    """The fixture files of one kind: scripts, and the modules of a package (`package/`, an `__init__.py` beside
+    them: library code, whose functions are called by code not in sight)."""
+    return sorted(str(p.relative_to(FIXTURES)) for pattern in (f"{kind}_*.py", f"package/{kind}_*.py")
+                  for p in FIXTURES.glob(pattern))
+
+
+@pytest.mark.parametrize("name", fixtures("bad"))
 def test_every_planted_mistake_is_found_and_nothing_else(name: str) -> None:
     path = FIXTURES / name
     found = {(p.line, p.code) for p in lint_file(path, Config())}
     assert found == expected(path)
 
 
-@pytest.mark.parametrize("name", sorted(p.name for p in FIXTURES.glob("good_*.py")))
+@pytest.mark.parametrize("name", fixtures("good"))
 def test_clean_look_alikes_are_not_flagged(name: str) -> None:
     assert lint_file(FIXTURES / name, Config()) == []
 
 
 def test_every_rule_has_a_positive_fixture_and_both_languages() -> None:
-    planted = {code for path in FIXTURES.glob("bad_*.py") for _, code in expected(path)}
+    planted = {code for name in fixtures("bad") for _, code in expected(FIXTURES / name)}
     assert planted == set(RULES) - {"DL000"}  # DL000, a file not checked: tests/lint/test_lint_robustness.py
     for rule in RULES.values():
         assert set(rule.message) == set(rule.summary) == {"en", "zh"}

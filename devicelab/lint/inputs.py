@@ -182,8 +182,9 @@ class InputFlow:
                 out.add(node.value.id)
             elif isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Name) and (
                     (self.a.resolve(node.func) or "").startswith(("torch.", "torch.nn.functional."))) and (
-                    (self.a.resolve(node.func) or "").rsplit(".", 1)[-1] not in NOT_TENSORS):
-                out.add(node.args[0].id)
+                    (short := (self.a.resolve(node.func) or "").rsplit(".", 1)[-1]) not in NOT_TENSORS) and (
+                    short not in FACTORIES and short not in LEGACY_TYPES and not short.endswith("_window")):
+                out.add(node.args[0].id)  # torch.sigmoid(x): a tensor; torch.arange(n), torch.zeros(n): a size
         return out
 
     def _own_tensors(self, fn: ast.AST) -> set[str]:
@@ -292,8 +293,9 @@ class InputFlow:
 
     def assign(self, target: ast.expr, tag: Tag | None, value: ast.expr | None, env: dict[str, Tag | None]) -> None:
         if isinstance(target, ast.Name):
-            if tag is not None and tag.kind == "param" and target.id in self._evidence:
-                tag = INPUT
+            if tag is not None and tag.kind == "param" and target.id in self._evidence and (
+                    value is None or isinstance(value, (ast.Name, ast.Attribute, ast.Subscript))):
+                tag = INPUT  # `features = batch[0]` and then `features.size(0)`: a tensor from the inputs
             env[target.id] = tag
         elif isinstance(target, (ast.Tuple, ast.List)):
             items = value.elts if isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == len(

@@ -621,3 +621,76 @@ def test_dl501_leaves_alone_a_factory_that_never_meets_the_model(body: str) -> N
 ])
 def test_dl501_flags_a_factory_that_meets_the_model(body: str) -> None:
     assert forward(body) == ["DL501"]
+
+
+# --- DL505 / DL106: tensors made in a function that is handed its tensors ------------------------------------------
+
+def library_codes(tmp_path, body: str) -> list[str]:
+    """The codes found in `body` as a module of a package (an `__init__.py` beside it: library code)."""
+    from devicelab.lint import Config, lint_file
+
+    package = tmp_path / "lib"
+    package.mkdir(exist_ok=True)
+    (package / "__init__.py").write_text("")
+    module = package / "ops.py"
+    module.write_text(HEAD + body)
+    return [p.code for p in lint_file(module, Config())]
+
+
+@pytest.mark.parametrize("body", [
+    "def pad(x, n):\n    return torch.cat([x, torch.zeros(n, x.shape[1])])\n",
+    "def mask(index, n):\n    m = torch.zeros(n, dtype=torch.bool)\n    return m[index.view(-1)]\n",
+    "def gather(x, n):\n    return x.index_select(0, torch.arange(n))\n",
+    "def fill(x, n):\n    out = torch.zeros(n, x.size(1))\n    out[: x.size(0)] = x\n    return out\n",
+    "def scale(x, weight=None):\n    if weight is None:\n        weight = torch.ones(x.shape[-1])\n"
+    "    return x * weight\n",  # the default path makes it on the CPU
+])
+def test_dl505_flags_a_library_function_whose_own_tensor_meets_its_inputs(tmp_path, body: str) -> None:
+    assert library_codes(tmp_path, body) == ["DL505"]
+
+
+@pytest.mark.parametrize("body", [
+    "def pad(x, n):\n    return torch.cat([x, x.new_zeros(n, x.shape[1])])\n",
+    "def pad(x, n):\n    return torch.cat([x, torch.zeros(n, x.shape[1], device=x.device)])\n",
+    "def pick(x, n):\n    return x[torch.arange(n)]\n",  # a CPU index into a tensor anywhere works
+    "def total(x):\n    return torch.tensor(0.0) + x.sum()\n",  # 0-dim
+    "def ramp(x):\n    t = torch.linspace(0, 1, x.shape[-1])\n    t = t.to(x.device)\n    return x * t\n",
+    "def pad(mask, n):\n    f = torch.zeros(mask.size(0), n)\n    if mask.is_cuda:\n        f = f.to(mask.device)\n"
+    "    return torch.cat([mask, f], 1)\n",
+    "def keep(scores):\n    k = scores > torch.zeros(scores.shape[0])\n    return scores.numpy()[k.numpy()]\n",
+    "def sizes(batch):\n    s = torch.tensor([len(b) for b in batch])\n    return s.tolist()\n",
+    "def one_hot(y, n):\n    y = y.type(torch.LongTensor).view(-1, 1)\n"
+    "    return torch.zeros(y.size(0), n).scatter_(1, y, 1)\n",  # .type(torch.LongTensor): on the CPU now
+    "def emb(t, dim):\n    e = math.log(10000) / (dim - 1)\n    e = torch.exp(torch.arange(dim) * -e)\n"
+    "    e = e.to(t.device)\n    return t.float()[:, None] * e[None, :]\n",  # math.log: a number
+])
+def test_dl505_leaves_alone_a_tensor_made_where_the_inputs_are_or_meeting_none(tmp_path, body: str) -> None:
+    assert library_codes(tmp_path, "import math\n" + body) == []
+
+
+def test_dl505_reads_a_script_function_to_dl504_and_a_model_method_anywhere_something_moves() -> None:
+    function = "def pad(x, n):\n    return torch.cat([x, torch.zeros(n, x.shape[1])])\n"
+    assert codes(function) == []  # a script's own function: its callers are in sight
+    model = ("class Policy(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+             "        self.log_std = nn.Parameter(torch.zeros(2))\n\n"
+             "    def std(self, n):\n        return torch.ones(n, 1) * self.log_std.exp()\n")
+    assert codes(model) == []  # a script that puts nothing on a device: its model runs on the CPU
+    assert codes(model + "\npolicy = Policy().to('cuda')\n") == ["DL505"]
+
+
+@pytest.mark.parametrize("body, flagged", [
+    ("def pad(mask, n):\n    f = torch.zeros(mask.size(0), n)\n    if mask.is_cuda:\n        f = f.cuda()\n"
+     "    return torch.cat([mask, f], 1)\n", True),  # the current GPU, not mask's
+    ("def pad(mask, n):\n    f = torch.zeros(mask.size(0), n).cuda()\n    return torch.cat([mask, f], 1)\n", True),
+    ("def pad(mask, n):\n    f = torch.zeros(mask.size(0), n).cuda(mask.device)\n"
+     "    return torch.cat([mask, f], 1)\n", False),
+])
+def test_dl106_flags_a_tensor_sent_to_cuda_by_name_where_the_program_runs_elsewhere_too(
+        tmp_path, body: str, flagged: bool) -> None:
+    found = library_codes(tmp_path, "DEVICE = 'cuda' if torch.cuda.is_available() else 'cpu'\n" + body)
+    assert found == (["DL106"] if flagged else [])
+
+
+def test_dl106_leaves_alone_code_written_for_one_gpu_only(tmp_path) -> None:
+    body = "def pad(mask, n):\n    f = torch.zeros(mask.size(0), n).cuda()\n    return torch.cat([mask, f], 1)\n"
+    assert library_codes(tmp_path, body) == []  # nothing here or beside it runs anywhere but on the GPU

@@ -190,3 +190,10 @@ def test_the_linter_itself_needs_no_torch() -> None:
         top_level = {alias.name for node in tree.body if isinstance(node, (python_ast.Import, python_ast.ImportFrom))
                      for alias in node.names}
         assert "libcst" not in top_level, module.name
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_tools_page_lists_every_rule_in_its_table(lang: str) -> None:
+    page = (Path(__file__).parents[2] / "docs" / lang / "tools.md").read_text(encoding="utf-8")
+    listed = set(re.findall(r"^\| (DL\d{3}) \|", page, flags=re.M))
+    assert listed == set(RULES)

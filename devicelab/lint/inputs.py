@@ -70,6 +70,12 @@ MORE_EVIDENCE = frozenset({"grad", "data", "is_sparse", "new_tensor", "new_full"
                            "long", "bool", "half", "double", "clone", "sum", "mean", "max", "min", "sort", "flatten",
                            "expand", "repeat", "exp", "sqrt", "unbind", "nonzero", "abs", "t", "T", "norm",
                            "index_select", "gather", "scatter_add", "masked_select", "numel", "ndimension"})
+OWN_TENSORS = frozenset({"parameters", "named_parameters", "buffers", "named_buffers", "state_dict"})
+# what reads a tensor's memory on the CPU (DL102's list), and the plotting methods of Matplotlib's axes
+HOST_READERS = frozenset({"numpy.array", "numpy.asarray", "numpy.asanyarray", "numpy.ascontiguousarray",
+                          "numpy.save", "numpy.savetxt"})
+PLOT_METHODS = frozenset({"plot", "scatter", "imshow", "hist", "bar", "barh", "errorbar", "fill_between",
+                          "semilogy", "semilogx", "loglog", "step", "stem", "matshow", "pcolormesh"})
 SAFE_CALLS = BUILTINS | {"np", "numpy", "math"}
 OPERATORS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%",
              ast.Pow: "**", ast.MatMult: "@", ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^", ast.LShift: "<<",
@@ -119,6 +125,8 @@ class InputFlow:
     def __init__(self, analysis: Analysis) -> None:
         self.a = analysis
         self.meetings: dict[int, tuple[ast.AST, Meeting]] = {}  # id(factory) -> (function, first meeting)
+        # in a model's method: what it hands to NumPy or Matplotlib of the model's tensors (function, node, label)
+        self.host_reads: list[tuple[ast.AST, ast.AST, str]] = []
         self._fn: ast.AST | None = None
         self._model = False
         self._evidence: set[str] = set()
@@ -169,7 +177,7 @@ class InputFlow:
             else:
                 env[arg.arg] = Tag("param")
         self.block(fn.body, env)
-        if self._cpu_inputs:  # `.numpy()` straight on what the inputs give: they are CPU tensors
+        if self._cpu_inputs and not self._model:  # `.numpy()` straight on the inputs: they are CPU tensors
             for key in set(self.meetings) - before:
                 del self.meetings[key]
 
@@ -350,6 +358,9 @@ class InputFlow:
         if isinstance(node, ast.Attribute):
             if isinstance(node.value, ast.Name) and node.value.id == "self":
                 return INPUT if node.attr in self._module_attrs else None
+            if self._model and node.attr in ("weight", "bias") and isinstance(node.value, ast.Attribute) and (
+                    isinstance(node.value.value, ast.Name) and node.value.value.id == "self"):
+                return INPUT  # self.fc.weight: where the model is
             base = self.expr(node.value, env)
             if node.attr in PYTHON_ATTRIBUTES:
                 return PY if base is not None else None
@@ -446,6 +457,9 @@ class InputFlow:
                     (t := self.expr(arg_nodes[0], env)) is not None and t.kind == "input"):
                 return None  # made from the inputs: it depends on what they are
             return Tag("born", node)
+        if isinstance(func, ast.Attribute) and not name and self._model and isinstance(func.value, ast.Name) and (
+                func.value.id == "self") and func.attr in OWN_TENSORS:
+            return INPUT  # self.parameters(), self.state_dict(): where the model is
         if isinstance(func, ast.Attribute) and not name:
             receiver = self.expr(func.value, env)
             method = func.attr
@@ -454,6 +468,8 @@ class InputFlow:
             if method in PYTHON_METHODS:
                 if method == "numpy" and receiver is not None and receiver.kind == "input":
                     self._cpu_inputs = True
+                    if self._model and not any(k.arg == "force" for k in node.keywords):
+                        self.host_reads.append((self._fn, node, ".numpy()"))
                 return PY if receiver is not None else None
             if method in MOVES:
                 if receiver is not None and receiver.kind in ("born", "fixed") and receiver.origin is not None:
@@ -486,6 +502,12 @@ class InputFlow:
                 if any(t is not None and t.kind == "input" for t in args):
                     return INPUT
                 return Tag("param") if method in SAME_PLACE else None
+            if self._model and receiver is None and method in PLOT_METHODS:
+                for arg_node, arg in zip(arg_nodes, args):
+                    if arg is not None and arg.kind == "input":
+                        self.host_reads.append((self._fn, arg_node, f".{method}(...)"))
+                        break
+                return None
             # a method of something else (self.sub(x), obj.method(x)): what it gives follows the inputs
             if any(t is not None and t.kind == "input" for t in [*args, *kwargs.values()]):
                 return INPUT
@@ -513,6 +535,14 @@ class InputFlow:
             return self._combine(*(t for _, t in flat)) if flat else None
         if name.startswith("math."):
             return PY
+        if self._model and (name in HOST_READERS or name.startswith("matplotlib.pyplot.") and (
+                short in PLOT_METHODS)):
+            for arg_node, arg in zip(arg_nodes[:3], args):
+                if arg is not None and arg.kind == "input":
+                    label = name.replace("numpy.", "np.").replace("matplotlib.pyplot.", "plt.")
+                    self.host_reads.append((self._fn, arg_node, f"{label}(...)"))
+                    break
+            return None
         if isinstance(func, ast.Name) and func.id in SAFE_CALLS or name.startswith("numpy."):
             if isinstance(func, ast.Name) and func.id in ("list", "tuple", "sorted", "reversed") and args:
                 return args[0] if args[0] is not None and args[0].kind in ("input", "param") else None

@@ -42,7 +42,8 @@ def load(name: str) -> list[dict]:
 def run_linter(paths: list[str], args: argparse.Namespace, cwd: str | None = None) -> list[dict]:
     """The linter's JSON findings for the files or folders given (exit status 1 just means "findings")."""
     env = dict(os.environ, PYTHONPATH=str(args.linter_root), DEVICELAB_LANG="en", PYTHONDONTWRITEBYTECODE="1")
-    command = [args.python, "-m", "devicelab", "lint", "--format", "json", "--lang", "en", *paths]
+    select = ["--select", args.select] if getattr(args, "select", None) else []
+    command = [args.python, "-m", "devicelab", "lint", "--format", "json", "--lang", "en", *select, *paths]
     done = subprocess.run(command, capture_output=True, text=True, cwd=cwd or str(args.linter_root), env=env)
     if done.returncode not in (0, 1):
         raise SystemExit(f"the linter failed (exit {done.returncode}):\n{done.stderr[-3000:]}")
@@ -312,6 +313,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", action="append", help="only this repository (owner/name); repeatable")
     parser.add_argument("--linter-root", default=str(HERE.parent), help="checkout whose devicelab is measured")
     parser.add_argument("--python", default=sys.executable, help="interpreter that runs the linter")
+    parser.add_argument("--select", default=None,
+                        help="the linter's --select (default: its own; DL,DL106,DL506 adds the preview rules)")
     parser.add_argument("--json", metavar="FILE", help="also write the figures as JSON here")
     parser.add_argument("--corpus", type=Path, default=None,
                         help="the corpus folder (fixes.json, fixes/, repos.json, labels.json); default: the first "

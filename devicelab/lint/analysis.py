@@ -31,6 +31,7 @@ from .vocabulary import (
     MODULE_FACTORIES,
     PAIRS,
     PARAMETER_LAYERS,
+    TENSOR_DATASETS,
     TENSOR_EVIDENCE,
     TENSOR_FUNCTIONS,
     TENSOR_METHODS,
@@ -903,7 +904,16 @@ class Analysis:
             return Value("optimizer", name=self._optimized_model(call))
         if name in LOADERS:
             # a collate_fn may move each batch itself
-            return Value("loader") if keyword(call, "collate_fn") is None else None
+            if keyword(call, "collate_fn") is not None:
+                return None
+            dataset = call.args[0] if call.args else keyword(call, "dataset")
+            held = self.value(dataset, env) if dataset is not None else None
+            # a TensorDataset of tensors already on the device hands out batches there
+            return Value("loader", device=held is not None and held.kind == "dataset" and held.device)
+        if name in TENSOR_DATASETS:
+            given = [self.value(arg, env) for arg in call.args]
+            return Value("dataset", device=bool(given) and all(v is not None and v.kind in ("tensor", "moved")
+                                                                and v.device for v in given))
         return None
 
     def _device_input(self, call: ast.Call, env: dict[str, Value | None]) -> bool:

@@ -15,6 +15,9 @@ class Rule:
     message: dict[str, str]
     fixable: bool = False
     summary: dict[str, str] | None = None  # what it finds, without the finding's own words (SARIF, --list-rules)
+    # a preview rule runs only when selected by its full code (`--select DL506`): what it finds is often real, but
+    # on the projects it was measured on it also flags too much that is not (tests/lint/realworld/README.md)
+    preview: bool = False
 
 
 # DL000's reasons: why a file (or a notebook cell) was not checked. Each finding names one, with its words.
@@ -36,6 +39,12 @@ REASONS: dict[str, dict[str, str]] = {
 # The variants of one rule's message: a finding's "variant" names one, filled into the message's {variant}.
 VARIANTS: dict[str, dict[str, dict[str, str]]] = {
     "DL505": {
+        "meets": {"en": "which then meets `{other}` (`{how}`), where the model is",
+                  "zh": "随后却与模型所在设备上的 `{other}` 一起运算（`{how}`）"},
+        "returned": {"en": "which is filled from the model's tensors and then returned",
+                     "zh": "它由模型的张量填充，然后被返回"},
+    },
+    "DL506": {
         "meets": {"en": "which then meets `{other}`, one of the tensors this function is given (`{how}`)",
                   "zh": "随后却与本函数收到的张量 `{other}` 一起运算（`{how}`）"},
         "returned": {"en": "which is filled from the tensors this function is given and then returned",
@@ -130,7 +139,7 @@ RULES: dict[str, Rule] = {
             summary={"en": "a tensor sent to a device named in the code (`.cuda()`, `device=\"cuda\"`, under "
                            "`if x.is_cuda:`) that meets the tensors a function is given",
                      "zh": "按代码里写死的设备（`.cuda()`、`device=\"cuda\"`、`if x.is_cuda:` 之下）创建的张量，"
-                           "与函数收到的张量相遇"}),
+                           "与函数收到的张量相遇"}, preview=True),
         Rule("DL201", "02-dataparallel", {
             "en": "nn.DataParallel wraps `{name}`, which is never moved to the GPU: with two GPUs or more its weights "
                   "stay on the CPU; move it first ({name}.to(device)), then wrap",
@@ -174,17 +183,28 @@ RULES: dict[str, Rule] = {
                      "zh": "函数（损失、指标、NMS、验证）里没有 `device=` 的张量工厂函数，"
                            "其结果与设备上的张量一起运算"}),
         Rule("DL505", "05-inside", {
-            "en": "{call}(...) without device= makes a CPU tensor, {variant}: the function works only while its "
-                  "callers keep their tensors on the CPU; make it where they are (device={other}.device, "
+            "en": "{call}(...) without device= makes a CPU tensor, {variant}: this method works only while the "
+                  "model stays on the CPU; make it where they are (device={other}.device, "
                   "{other}.new_zeros(...), torch.zeros_like({other}))",
-            "zh": "没有 device= 的 {call}(...) 创建的是 CPU 张量，{variant}：只有调用者把张量留在 CPU 上时，"
-                  "这个函数才能正常工作；请在它们所在的设备上创建（device={other}.device、"
+            "zh": "没有 device= 的 {call}(...) 创建的是 CPU 张量，{variant}：只有模型留在 CPU 上时，"
+                  "这个方法才能正常工作；请在它们所在的设备上创建（device={other}.device、"
                   "{other}.new_zeros(...)、torch.zeros_like({other})）",
         }, fixable=True,
-            summary={"en": "a tensor factory without `device=` in a function that is handed its tensors (a "
-                           "library's loss, a layer's helper, an optimizer's step) whose result meets them",
-                     "zh": "在接收外部张量的函数（库里的损失、层的辅助函数、优化器的 step）中，没有 `device=` 的"
-                           "张量工厂函数，其结果与收到的张量相遇"}),
+            summary={"en": "a tensor factory without `device=` in a method of a model or an optimizer whose result "
+                           "meets the model's tensors or its inputs",
+                     "zh": "模型或优化器的方法里没有 `device=` 的张量工厂函数，其结果与模型自己的张量或它的输入相遇"}),
+        Rule("DL506", "05-inside", {
+            "en": "{call}(...) without device= makes a CPU tensor, {variant}: this library function works only "
+                  "while its callers keep their tensors on the CPU; make it where they are (device={other}.device, "
+                  "{other}.new_zeros(...), torch.zeros_like({other}))",
+            "zh": "没有 device= 的 {call}(...) 创建的是 CPU 张量，{variant}：只有调用者把张量留在 CPU 上时，"
+                  "这个库函数才能正常工作；请在它们所在的设备上创建（device={other}.device、"
+                  "{other}.new_zeros(...)、torch.zeros_like({other})）",
+        }, fixable=True, preview=True,
+            summary={"en": "a tensor factory without `device=` in a function of a library module (not a model's or "
+                           "an optimizer's method) whose result meets the tensors it is given",
+                     "zh": "库模块的函数（不是模型或优化器的方法）里没有 `device=` 的张量工厂函数，"
+                           "其结果与它收到的张量相遇"}),
         Rule("DL601", "06-multigpu", {
             "en": "DistributedDataParallel(..., device_ids={ids}) wraps `{name}`, which is still on the CPU: DDP "
                   "raises; put each process's model on its own GPU first (torch.cuda.set_device(local_rank); "

@@ -35,7 +35,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.list_rules:
         for rule in RULES.values():
             fixable = " [fix]" if rule.fixable else ""
-            print(f"{rule.code} ({rule.chapter}){fixable}: {rule.message[lang]}")
+            preview = " [preview: --select " + rule.code + "]" if rule.preview else ""
+            print(f"{rule.code} ({rule.chapter}){fixable}{preview}: {rule.message[lang]}")
         return 0
 
     missing = [p for p in args.paths if not Path(p).exists()]

@@ -89,6 +89,8 @@ class Config:
         """Whether findings of rule `code` are reported (DL000, a file not checked, unless ignored by name)."""
         if code == UNREADABLE:
             return not any(len(p) > 2 and code.startswith(p) for p in self.ignore)
+        if code in RULES and RULES[code].preview and code not in self.select:
+            return False  # a preview rule runs only when selected by its full code
         chosen = max((len(p) for p in self.select if code.startswith(p)), default=-1)
         dropped = max((len(p) for p in self.ignore if code.startswith(p)), default=-1)
         return chosen >= 0 and chosen > dropped

@@ -215,7 +215,11 @@ class Walker:
             source = self.a.value(stmt.iter.args[0], self.env)
             self.assign(target.elts[0], None, None)
             target = target.elts[1]
-        if source is not None and source.kind == "loader" and isinstance(target, ast.Tuple):
+        if source is not None and source.kind == "loader" and source.device:
+            # a loader over a TensorDataset of tensors on the device: its batches are there
+            for elt in target.elts if isinstance(target, ast.Tuple) else [target]:
+                self.assign(elt, Value("tensor", device=True, known=False), None)
+        elif source is not None and source.kind == "loader" and isinstance(target, ast.Tuple):
             for elt in target.elts:
                 self.assign(elt, Value("tensor"), None)
         elif source is not None and source.kind == "loader":

@@ -71,12 +71,13 @@ MORE_EVIDENCE = frozenset({"grad", "data", "is_sparse", "new_tensor", "new_full"
                            "expand", "repeat", "exp", "sqrt", "unbind", "nonzero", "abs", "t", "T", "norm",
                            "index_select", "gather", "scatter_add", "masked_select", "numel", "ndimension"})
 OWN_TENSORS = frozenset({"parameters", "named_parameters", "buffers", "named_buffers", "state_dict"})
-# what reads a tensor's memory on the CPU (DL102's list), and the plotting methods of Matplotlib's axes
-HOST_READERS = frozenset({"numpy.array", "numpy.asarray", "numpy.asanyarray", "numpy.ascontiguousarray",
-                          "numpy.save", "numpy.savetxt"})
-PLOT_METHODS = frozenset({"plot", "scatter", "imshow", "hist", "bar", "barh", "errorbar", "fill_between",
-                          "semilogy", "semilogx", "loglog", "step", "stem", "matshow", "pcolormesh"})
 SAFE_CALLS = BUILTINS | {"np", "numpy", "math"}
+# where PyTorch takes a 0-dim CPU tensor beside CUDA tensors as a number (TensorIterator's CPU scalars)
+SCALAR_OK = frozenset({"+", "-", "*", "/", "//", "%", "**", "==", "!=", "<", "<=", ">", ">=", "+=", "-=", "*=", "/=",
+                       "torch.maximum", "torch.minimum", "torch.where", "torch.add", "torch.sub", "torch.mul",
+                       "torch.div", "torch.pow", "torch.fmod", "torch.remainder", "torch.atan2", ".add", ".sub",
+                       ".mul", ".div", ".pow", ".maximum", ".minimum", ".add_", ".sub_", ".mul_", ".div_", ".where",
+                       ".remainder", ".fmod", ".eq", ".ne", ".lt", ".le", ".gt", ".ge"})
 OPERATORS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%",
              ast.Pow: "**", ast.MatMult: "@", ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^", ast.LShift: "<<",
              ast.RShift: ">>", ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">="}
@@ -87,6 +88,7 @@ class Tag:
     kind: str  # input | param | born | fixed | py
     origin: ast.Call | None = None  # the factory (born, fixed)
     guard: str = ""  # fixed: "is_cuda" (under `if x.is_cuda:`), "available" (under `if torch.cuda.is_available()`)
+    scalar: bool = False  # born: a 0-dim tensor of a Python value (torch.tensor(rtol), torch.zeros(()))
 
 
 PY = Tag("py")
@@ -125,8 +127,6 @@ class InputFlow:
     def __init__(self, analysis: Analysis) -> None:
         self.a = analysis
         self.meetings: dict[int, tuple[ast.AST, Meeting]] = {}  # id(factory) -> (function, first meeting)
-        # in a model's method: what it hands to NumPy or Matplotlib of the model's tensors (function, node, label)
-        self.host_reads: list[tuple[ast.AST, ast.AST, str]] = []
         self._fn: ast.AST | None = None
         self._model = False
         self._evidence: set[str] = set()
@@ -166,8 +166,14 @@ class InputFlow:
         before = set(self.meetings)
         env: dict[str, Tag | None] = {}
         args = fn.args
+        positional = [*args.posonlyargs, *args.args]
+        defaults = dict(zip([a.arg for a in positional[len(positional) - len(args.defaults):]], args.defaults))
+        defaults.update({a.arg: d for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None})
         for arg in [*args.posonlyargs, *args.args, *args.kwonlyargs]:
             if arg.arg in ("self", "cls"):
+                continue
+            if arg.arg in defaults and self._number(defaults[arg.arg]) and arg.arg not in self._evidence:
+                env[arg.arg] = PY  # rtol=0.05: a number
                 continue
             annotation = ast.unparse(arg.annotation) if arg.annotation is not None else ""
             if "Tensor" in annotation or arg.arg in self._evidence:
@@ -177,7 +183,7 @@ class InputFlow:
             else:
                 env[arg.arg] = Tag("param")
         self.block(fn.body, env)
-        if self._cpu_inputs and not self._model:  # `.numpy()` straight on the inputs: they are CPU tensors
+        if self._cpu_inputs:  # `.numpy()` straight on what the inputs give: they are CPU tensors
             for key in set(self.meetings) - before:
                 del self.meetings[key]
 
@@ -453,6 +459,13 @@ class InputFlow:
                 return None  # an empty placeholder
             if short in ("tensor", "as_tensor", "Tensor") and arg_nodes and self._number(arg_nodes[0]):
                 return PY  # a 0-dim tensor of a number mixes with any device
+            if short in ("tensor", "as_tensor") and arg_nodes and not isinstance(
+                    arg_nodes[0], (ast.List, ast.Tuple, ast.ListComp, ast.GeneratorExp)) and (
+                    (t := self.expr(arg_nodes[0], env)) is not None and t.kind == "py"):
+                return Tag("born", node, scalar=True)  # torch.tensor(rtol): 0-dim
+            if short in ("zeros", "ones", "empty", "full") and arg_nodes and ast.unparse(arg_nodes[0]) in (
+                    "()", "[]"):
+                return Tag("born", node, scalar=True)
             if short in ("tensor", "as_tensor", "from_numpy") and arg_nodes and (
                     (t := self.expr(arg_nodes[0], env)) is not None and t.kind == "input"):
                 return None  # made from the inputs: it depends on what they are
@@ -468,8 +481,6 @@ class InputFlow:
             if method in PYTHON_METHODS:
                 if method == "numpy" and receiver is not None and receiver.kind == "input":
                     self._cpu_inputs = True
-                    if self._model and not any(k.arg == "force" for k in node.keywords):
-                        self.host_reads.append((self._fn, node, ".numpy()"))
                 return PY if receiver is not None else None
             if method in MOVES:
                 if receiver is not None and receiver.kind in ("born", "fixed") and receiver.origin is not None:
@@ -502,12 +513,6 @@ class InputFlow:
                 if any(t is not None and t.kind == "input" for t in args):
                     return INPUT
                 return Tag("param") if method in SAME_PLACE else None
-            if self._model and receiver is None and method in PLOT_METHODS:
-                for arg_node, arg in zip(arg_nodes, args):
-                    if arg is not None and arg.kind == "input":
-                        self.host_reads.append((self._fn, arg_node, f".{method}(...)"))
-                        break
-                return None
             # a method of something else (self.sub(x), obj.method(x)): what it gives follows the inputs
             if any(t is not None and t.kind == "input" for t in [*args, *kwargs.values()]):
                 return INPUT
@@ -535,14 +540,6 @@ class InputFlow:
             return self._combine(*(t for _, t in flat)) if flat else None
         if name.startswith("math."):
             return PY
-        if self._model and (name in HOST_READERS or name.startswith("matplotlib.pyplot.") and (
-                short in PLOT_METHODS)):
-            for arg_node, arg in zip(arg_nodes[:3], args):
-                if arg is not None and arg.kind == "input":
-                    label = name.replace("numpy.", "np.").replace("matplotlib.pyplot.", "plt.")
-                    self.host_reads.append((self._fn, arg_node, f"{label}(...)"))
-                    break
-            return None
         if isinstance(func, ast.Name) and func.id in SAFE_CALLS or name.startswith("numpy."):
             if isinstance(func, ast.Name) and func.id in ("list", "tuple", "sorted", "reversed") and args:
                 return args[0] if args[0] is not None and args[0].kind in ("input", "param") else None
@@ -605,6 +602,8 @@ class InputFlow:
              how: str) -> None:
         for made, other, node in ((first, second, second_node), (second, first, first_node)):
             if made is not None and made.kind in ("born", "fixed") and other is not None and other.kind == "input":
+                if made.scalar and how in SCALAR_OK:
+                    continue  # a 0-dim CPU tensor is a number to these
                 self.record(made, node, how)
 
     def record(self, tag: Tag, other: ast.expr | None, how: str) -> None:

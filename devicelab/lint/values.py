@@ -16,6 +16,7 @@ class Value:
     tensor moved with `.to(device)` is `device=True`. A module with `device=True` was moved (or may have been)."""
 
     kind: str  # tensor | module | optimizer | loader | tuple | param | instance | moved | batch | sequence | cpu_device
+    #           | dataset (a TensorDataset: `device` when every tensor it holds is on the device)
     #           | device_tensors (what model.parameters() or .state_dict() gives for a model moved to a device)
     device: bool = False
     scalar: bool = False  # a 0-dim tensor made from a Python number

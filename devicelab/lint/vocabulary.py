@@ -68,6 +68,7 @@ DISTRIBUTED_DATA_PARALLEL = frozenset({"torch.nn.parallel.DistributedDataParalle
                                        "torch.nn.parallel.distributed.DistributedDataParallel",
                                        "torch.nn.DistributedDataParallel"})
 LOADERS = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"})
+TENSOR_DATASETS = frozenset({"torch.utils.data.TensorDataset", "torch.utils.data.dataset.TensorDataset"})
 DATASETS = frozenset({"torch.utils.data.Dataset", "torch.utils.data.IterableDataset",
                       "torch.utils.data.dataset.Dataset", "torch.utils.data.dataset.IterableDataset"})
 DEPRECATED_AMP = {

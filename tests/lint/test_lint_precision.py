@@ -634,7 +634,7 @@ def library_codes(tmp_path, body: str) -> list[str]:
     (package / "__init__.py").write_text("")
     module = package / "ops.py"
     module.write_text(HEAD + body)
-    return [p.code for p in lint_file(module, Config())]
+    return [p.code for p in lint_file(module, Config(select=("DL", "DL106", "DL506")))]  # preview rules on
 
 
 @pytest.mark.parametrize("body", [
@@ -645,8 +645,18 @@ def library_codes(tmp_path, body: str) -> list[str]:
     "def scale(x, weight=None):\n    if weight is None:\n        weight = torch.ones(x.shape[-1])\n"
     "    return x * weight\n",  # the default path makes it on the CPU
 ])
-def test_dl505_flags_a_library_function_whose_own_tensor_meets_its_inputs(tmp_path, body: str) -> None:
-    assert library_codes(tmp_path, body) == ["DL505"]
+def test_dl506_flags_a_library_function_whose_own_tensor_meets_its_inputs(tmp_path, body: str) -> None:
+    assert library_codes(tmp_path, body) == ["DL506"]
+
+
+def test_preview_rules_run_only_when_selected_by_their_full_code(tmp_path) -> None:
+    from devicelab.lint import Config, lint_file
+
+    library_codes(tmp_path, "def pad(x, n):\n    return torch.cat([x, torch.zeros(n, x.shape[1])])\n")
+    module = tmp_path / "lib" / "ops.py"
+    assert [p.code for p in lint_file(module, Config())] == []
+    assert [p.code for p in lint_file(module, Config(select=("DL5",)))] == []
+    assert [p.code for p in lint_file(module, Config(select=("DL506",)))] == ["DL506"]
 
 
 @pytest.mark.parametrize("body", [
@@ -663,9 +673,18 @@ def test_dl505_flags_a_library_function_whose_own_tensor_meets_its_inputs(tmp_pa
     "    return torch.zeros(y.size(0), n).scatter_(1, y, 1)\n",  # .type(torch.LongTensor): on the CPU now
     "def emb(t, dim):\n    e = math.log(10000) / (dim - 1)\n    e = torch.exp(torch.arange(dim) * -e)\n"
     "    e = e.to(t.device)\n    return t.float()[:, None] * e[None, :]\n",  # math.log: a number
+    "def step(x, y, rtol=0.05):\n    rtol = torch.tensor(rtol)\n    return torch.maximum(x.abs(), y.abs()) * rtol\n",
 ])
-def test_dl505_leaves_alone_a_tensor_made_where_the_inputs_are_or_meeting_none(tmp_path, body: str) -> None:
+def test_dl506_leaves_alone_a_tensor_made_where_the_inputs_are_or_meeting_none(tmp_path, body: str) -> None:
     assert library_codes(tmp_path, "import math\n" + body) == []
+
+
+def test_dl505_flags_a_0_dim_cpu_tensor_where_pytorch_takes_no_number(tmp_path) -> None:
+    body = ("class Attention(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+            "        self.scale = nn.Parameter(torch.ones(4, 1, 1))\n\n"
+            "    def forward(self, x):\n        s = torch.clamp(self.scale, max=torch.tensor(1.0 / 0.01).log())\n"
+            "        return x * s.exp()\n")
+    assert library_codes(tmp_path, body) == ["DL505"]  # clamp's tensor max must be on the parameter's device
 
 
 def test_dl505_reads_a_script_function_to_dl504_and_a_model_method_anywhere_something_moves() -> None:

@@ -13,6 +13,7 @@ from devicelab.lint.core import cells_source, lint_source
 from devicelab.lint.vocabulary import DEPRECATED_AMP
 
 FIXTURES = Path(__file__).parent / "fixtures"
+PREVIEW = tuple(code for code, rule in RULES.items() if rule.preview)  # run here by their full codes
 EXPECT = re.compile(r"#\s*expect:\s*(DL\d+)")
 
 
@@ -30,13 +31,13 @@ def fixtures(kind: str) -> list[str]:
 @pytest.mark.parametrize("name", fixtures("bad"))
 def test_every_planted_mistake_is_found_and_nothing_else(name: str) -> None:
     path = FIXTURES / name
-    found = {(p.line, p.code) for p in lint_file(path, Config())}
+    found = {(p.line, p.code) for p in lint_file(path, Config(select=("DL", *PREVIEW)))}
     assert found == expected(path)
 
 
 @pytest.mark.parametrize("name", fixtures("good"))
 def test_clean_look_alikes_are_not_flagged(name: str) -> None:
-    assert lint_file(FIXTURES / name, Config()) == []
+    assert lint_file(FIXTURES / name, Config(select=("DL", *PREVIEW))) == []
 
 
 def test_every_rule_has_a_positive_fixture_and_both_languages() -> None:
@@ -195,5 +196,7 @@ def test_the_linter_itself_needs_no_torch() -> None:
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_the_tools_page_lists_every_rule_in_its_table(lang: str) -> None:
     page = (Path(__file__).parents[2] / "docs" / lang / "tools.md").read_text(encoding="utf-8")
-    listed = set(re.findall(r"^\| (DL\d{3}) \|", page, flags=re.M))
+    listed = set(re.findall(r"^\| (DL\d{3})(?: \*[^|]*\*)? \|", page, flags=re.M))
+    marked = set(re.findall(r"^\| (DL\d{3}) \*[^|]*\* \|", page, flags=re.M))
+    assert marked == {code for code, rule in RULES.items() if rule.preview}  # the preview rules say so
     assert listed == set(RULES)

@@ -3,12 +3,9 @@
 
 Flagged when the flow shows the tensor on a device: moved there (`x.to(device)`, `.cuda()`), the output of a
 moved model, or one of a moved model's own tensors (`model.fc.weight`, a `p` of `model.parameters()`,
-`model.state_dict()[k]`, `parameters_to_vector(model.parameters())`). Also, in a method of a model (an
-`nn.Module`) of a library module or of a file that puts something on a device, a tensor of the model's own
-(`self.parameters()`, `self.fc.weight`, a parameter or buffer) or computed from its inputs (inputs.py): it
-lives where the model is, so the method fails once the model is on a GPU (`ax.plot(t)` on Matplotlib's axes
-too). Not flagged: `.cpu()` first, `.numpy(force=True)`, a tensor of unknown origin (a parameter of a plain
-function), a list of numbers, a tensor moved to where another tensor of unknown place is (`x.to(y.device)`)."""
+`model.state_dict()[k]`, `parameters_to_vector(model.parameters())`). Not flagged: `.cpu()` first,
+`.numpy(force=True)`, a tensor of unknown origin (a parameter), a list of numbers, a tensor moved to where another
+tensor of unknown place is (`x.to(y.device)`)."""
 
 from __future__ import annotations
 
@@ -53,18 +50,3 @@ class DeviceTensorToNumpy(Check):
         if isinstance(call.func, ast.Attribute) and call.func.attr == "numpy" and not call.args and not (
                 walker.forced(call)) and on_device(self.a.value(call.func.value, walker.env)):
             self.a.add(self.code, call, call=".numpy()")
-
-    def file(self) -> None:
-        from .dl505_factory_meets_inputs import FactoryMeetsInputs, input_flow
-
-        flow = input_flow(self.a)
-        if not flow.host_reads:
-            return
-        taken = {(f.line, f.col) for f in self.a.findings if f.code == self.code}
-        gate = FactoryMeetsInputs(self.a)
-        if not (gate._library() or gate._moves_anything()):
-            return  # a script that puts nothing on a device: its models run on the CPU
-        for _fn, node, label in flow.host_reads:
-            if (node.lineno, node.col_offset + 1) not in taken:
-                taken.add((node.lineno, node.col_offset + 1))
-                self.a.add(self.code, node, call=label)

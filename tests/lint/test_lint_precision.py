@@ -227,6 +227,16 @@ def test_dl301_a_test_cases_move_does_not_carry_over_to_the_other_tests(tmp_path
     assert ("DL301" in found) is flagged, found
 
 
+@pytest.mark.parametrize(("moved", "flagged"), [(".to(device)", False), ("", True)])
+def test_dl301_a_loader_over_a_tensor_dataset_on_the_device_hands_out_batches_there(moved: str, flagged: bool) -> None:
+    body = ("from torch.utils.data import DataLoader, TensorDataset\n"
+            "device = 'cuda' if torch.cuda.is_available() else 'cpu'\n"
+            f"x, y = torch.randn(64, 4){moved}, torch.randn(64, 1){moved}\n"
+            "loader = DataLoader(TensorDataset(x, y), batch_size=8)\nmodel = nn.Linear(4, 1).to(device)\n"
+            "for xb, yb in loader:\n    loss = nn.functional.mse_loss(model(xb), yb)\n")
+    assert ("DL301" in codes(body)) is flagged
+
+
 # --- DL503: a layer built once, moved and cached ------------------------------------------------------------------
 
 LAZY = """

@@ -200,3 +200,10 @@ def test_the_tools_page_lists_every_rule_in_its_table(lang: str) -> None:
     marked = set(re.findall(r"^\| (DL\d{3}) \*[^|]*\* \|", page, flags=re.M))
     assert marked == {code for code, rule in RULES.items() if rule.preview}  # the preview rules say so
     assert listed == set(RULES)
+
+
+def test_list_rules_marks_the_preview_rules_and_how_to_select_them(capsys) -> None:
+    assert main(["--list-rules", "--lang", "en"]) == 0
+    lines = {line.split(" ", 1)[0]: line for line in capsys.readouterr().out.splitlines()}
+    for code, rule in RULES.items():
+        assert (f"[preview: --select {code}]" in lines[code]) is rule.preview

@@ -47,6 +47,7 @@ MODULE_TENSOR_METHODS = frozenset({"parameters", "buffers", "named_parameters", 
 _LEAF_FIELDS = frozenset({"ctx", "op", "ops", "id", "arg", "attr", "kind", "type_comment", "conversion", "is_async",
                           "simple", "level", "module", "asname"})
 _CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
 
 
 def child_fields(kind: type) -> tuple[str, ...]:
@@ -84,6 +85,7 @@ class Analysis:
         self.of_type: dict[type, list[ast.AST]] = {}  # the nodes of each kind, in the order of self.nodes
         # the calls of each statement's own expressions (not of its nested blocks, not inside a lambda)
         self.calls_of: dict[int, list[ast.Call]] = {}
+        self.with_comprehensions: set[int] = set()  # the statements whose own expressions hold a comprehension
         parent_of: list[int] = []
         stack: list[tuple[ast.AST, ast.AST | None, bool, int]] = [(tree, None, False, -1)]
         while stack:  # one walk of the tree: every node, each node's parent, each statement's calls
@@ -94,6 +96,8 @@ class Analysis:
             self.of_type.setdefault(type(node), []).append(node)
             if isinstance(node, ast.Call) and statement is not None and not in_lambda:
                 self.calls_of.setdefault(id(statement), []).append(node)
+            elif isinstance(node, _COMPREHENSIONS) and statement is not None:
+                self.with_comprehensions.add(id(statement))
             inner_lambda = in_lambda or isinstance(node, ast.Lambda)
             fields = _CHILD_FIELDS.get(type(node))
             if fields is None:

@@ -145,6 +145,8 @@ class Walker:
         own names, a tensor on the device where its loop runs over one (or over a moved model's parameters), else
         unknown (a name of the scope with the same name is not the comprehension's)."""
         found: dict[int, dict[str, Value | None]] = {}
+        if id(stmt) not in self.a.with_comprehensions:
+            return found  # most statements hold none
 
         def visit(node: ast.AST, bound: dict[str, Value | None]) -> None:
             if isinstance(node, (*FUNCTIONS, ast.ClassDef, ast.Lambda)):

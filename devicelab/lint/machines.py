@@ -200,41 +200,42 @@ def _package_folders(path: Path, above: bool = False) -> list[Path]:
 
 
 _TREES: dict[tuple[str, int], ast.Module | None] = {}
+_MODULES: dict[tuple[str, int], ast.Module | None] = {}
 
 
-def _read(path: Path) -> ast.Module | None:
-    """A neighbour file's tree, parsed once per run whichever rule asks (the trees are only read), or None."""
+def _once(cache: dict[tuple[str, int], ast.Module | None], path: Path,
+          make: Callable[[], ast.Module | None]) -> ast.Module | None:
+    """`make()` for this version of the file (its path and modification time), once per run; None when the file
+    cannot be seen. At most 512 trees are kept: a long run over a big project keeps its memory bounded."""
     try:
         key = (str(path.resolve()), path.stat().st_mtime_ns)
     except OSError:
         return None
-    if key not in _TREES:
-        if len(_TREES) >= 512:  # a long run over a big project: keep memory bounded
-            _TREES.clear()
-        _TREES[key] = _parse(path)
-    return _TREES[key]
+    if key not in cache:
+        if len(cache) >= 512:
+            cache.clear()
+        cache[key] = make()
+    return cache[key]
 
 
-_MODULES: dict[tuple[str, int], ast.Module | None] = {}
+def _read(path: Path) -> ast.Module | None:
+    """A neighbour file's tree, parsed once per run whichever rule asks (the trees are only read), or None."""
+    return _once(_TREES, path, lambda: _parse(path))
 
 
 def parse_module(path: Path, text: str | bytes | None = None) -> ast.Module | None:
     """A .py file of the project parsed once per run, whoever asks (machines.py's neighbours, project.py's
     imported modules); the trees are only read. None when it cannot be read or parsed."""
-    try:
-        key = (str(path.resolve()), path.stat().st_mtime_ns)
-    except OSError:
-        return None
-    if key not in _MODULES:
-        if len(_MODULES) >= 512:  # a long run over a big project: keep memory bounded
-            _MODULES.clear()
+
+    def make() -> ast.Module | None:
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                _MODULES[key] = ast.parse(path.read_bytes() if text is None else text)
+                return ast.parse(path.read_bytes() if text is None else text)
         except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
-            _MODULES[key] = None
-    return _MODULES[key]
+            return None
+
+    return _once(_MODULES, path, make)
 
 
 def _parse(path: Path) -> ast.Module | None:

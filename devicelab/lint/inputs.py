@@ -74,9 +74,9 @@ OWN_TENSORS = frozenset({"parameters", "named_parameters", "buffers", "named_buf
 SAFE_CALLS = BUILTINS | {"np", "numpy", "math"}
 # where PyTorch takes a 0-dim CPU tensor beside CUDA tensors as a number (TensorIterator's CPU scalars)
 SCALAR_OK = frozenset({"+", "-", "*", "/", "//", "%", "**", "==", "!=", "<", "<=", ">", ">=", "+=", "-=", "*=", "/=",
-                       "torch.maximum", "torch.minimum", "torch.where", "torch.add", "torch.sub", "torch.mul",
+                       "torch.maximum", "torch.minimum", "torch.add", "torch.sub", "torch.mul",
                        "torch.div", "torch.pow", "torch.fmod", "torch.remainder", "torch.atan2", ".add", ".sub",
-                       ".mul", ".div", ".pow", ".maximum", ".minimum", ".add_", ".sub_", ".mul_", ".div_", ".where",
+                       ".mul", ".div", ".pow", ".maximum", ".minimum", ".add_", ".sub_", ".mul_", ".div_",
                        ".remainder", ".fmod", ".eq", ".ne", ".lt", ".le", ".gt", ".ge"})
 OPERATORS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%",
              ast.Pow: "**", ast.MatMult: "@", ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^", ast.LShift: "<<",

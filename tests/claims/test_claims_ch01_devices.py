@@ -467,6 +467,9 @@ def test_zero_dim_cpu_tensor_combines_with_a_cuda_tensor(cuda):
     assert torch.equal(result.cpu(), torch.full((3,), 2.0))
     with pytest.raises(RuntimeError, match="Expected all tensors to be on the same device"):
         torch.tensor([2.0]) * torch.ones(3, device=cuda)  # one dimension: no longer a number
+    # the linter's DL505/DL506 leave a 0-dim CPU tensor alone in comparisons and torch.maximum/minimum too
+    ones = torch.ones(3, device=cuda)
+    assert (torch.tensor(0.5) < ones).all() and torch.maximum(torch.tensor(2.0), ones).device.type == "cuda"
 
 
 @pytest.mark.gpu

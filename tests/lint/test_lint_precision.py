@@ -689,12 +689,12 @@ def test_dl506_leaves_alone_a_tensor_made_where_the_inputs_are_or_meeting_none(t
     assert library_codes(tmp_path, "import math\n" + body) == []
 
 
-def test_dl505_flags_a_0_dim_cpu_tensor_where_pytorch_takes_no_number(tmp_path) -> None:
+def test_dl505_still_flags_a_0_dim_cpu_tensor_outside_arithmetic_comparisons_maximum_and_minimum(tmp_path) -> None:
     body = ("class Attention(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
             "        self.scale = nn.Parameter(torch.ones(4, 1, 1))\n\n"
             "    def forward(self, x):\n        s = torch.clamp(self.scale, max=torch.tensor(1.0 / 0.01).log())\n"
             "        return x * s.exp()\n")
-    assert library_codes(tmp_path, body) == ["DL505"]  # clamp's tensor max must be on the parameter's device
+    assert library_codes(tmp_path, body) == ["DL505"]  # the shape of a finding labelled true from its issue thread
 
 
 def test_dl505_reads_a_script_function_to_dl504_and_a_model_method_anywhere_something_moves() -> None:

@@ -20,8 +20,8 @@ returned (given CUDA tensors, the function hands back a CPU one). Inputs: parame
 (`x.shape`, `x.view(...)`, an annotation `Tensor`) and what is computed from them (inputs.py).
 
 Not flagged: a factory with `device=`, `*_like`, `x.new_*`, a 0-dim `torch.tensor(number)`, a 0-dim tensor of a
-Python value in arithmetic, a comparison, `torch.maximum`/`minimum`/`where` (PyTorch takes a 0-dim CPU tensor there
-as a number), an empty placeholder (`torch.empty(0)`); one moved before it meets anything (`.to(x.device)`,
+Python value in arithmetic, a comparison, `torch.maximum`/`minimum` (PyTorch takes a 0-dim CPU tensor there as a
+number), an empty placeholder (`torch.empty(0)`); one moved before it meets anything (`.to(x.device)`,
 `.type_as(x)`); one that only feeds Python (`.item()`, sizes, `if`); one indexing an input (`x[torch.arange(n)]`
 works); the CPU-side data work of DL504 (Datasets, transforms, `collate`, `load`, plotting, tests); a plain
 function that calls `.numpy()` straight on what its inputs give (it is handed CPU tensors); what DL501, DL502 and

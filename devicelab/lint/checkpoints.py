@@ -16,7 +16,10 @@ cannot fail that way, and DL701 stays silent, when the same file shows the check
 - it is an in-memory buffer: `torch.load(io.BytesIO(...))`, or a name assigned from `io.BytesIO(...)`;
 - it is a download of published weights: a path built from a URL string (`"https://..."`), or from a download
   helper (`torch.hub.load_state_dict_from_url` and `torch.utils.model_zoo.load_url` take `map_location`
-  themselves, and are not `torch.load`).
+  themselves, and are not `torch.load`);
+- it is a local copy of published weights: the load is one branch of an `if` whose other branch downloads them
+  (`torch.hub.load_state_dict_from_url(url)`, `model_zoo.load_url(url)`, a URL string): `if repository:
+  torch.load(repository / name) else: load_state_dict_from_url(url)`.
 
 A checkpoint from anywhere else (a path handed in, read from the command line or a config) is still flagged.
 """
@@ -76,7 +79,19 @@ class CheckpointOrigins:
         if source is None:
             return False
         return self._saved_before(source, load) or self._buffer(source) or self._downloaded(source, 0) or (
-            self._cpu_file(source)) or self._passed_saved_path(source, load)
+            self._cpu_file(source)) or self._passed_saved_path(source, load) or self._copy_of_download(load)
+
+    def _copy_of_download(self, load: ast.Call) -> bool:
+        """The load is one branch of an `if` (the nearest) whose other branch downloads published weights."""
+        child: ast.AST = load
+        parent = self.a.parent(load)
+        while parent is not None and not isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
+            if isinstance(parent, ast.If) and (child in parent.body or child in parent.orelse):
+                other = parent.orelse if child in parent.body else parent.body
+                return any(self._downloaded(node, 0) for stmt in other for node in self.a.walk(stmt)
+                           if isinstance(node, ast.Call))
+            child, parent = parent, self.a.parent(parent)
+        return False
 
     def _scope(self, node: ast.AST) -> int:
         """The function a node runs in (a lambda's own function), 0 at the top level."""

@@ -723,3 +723,14 @@ def test_dl106_flags_a_tensor_sent_to_cuda_by_name_where_the_program_runs_elsewh
 def test_dl106_leaves_alone_code_written_for_one_gpu_only(tmp_path) -> None:
     body = "def pad(mask, n):\n    f = torch.zeros(mask.size(0), n).cuda()\n    return torch.cat([mask, f], 1)\n"
     assert library_codes(tmp_path, body) == []  # nothing here or beside it runs anywhere but on the GPU
+
+
+@pytest.mark.parametrize(("other", "flagged"), [
+    ("return torch.hub.load_state_dict_from_url(URL + name, map_location='cpu')", False),
+    ("return torch.load(name)", True),
+])
+def test_dl701_leaves_alone_a_local_copy_of_weights_the_other_branch_downloads(other: str, flagged: bool) -> None:
+    body = ("URL = 'https://example.org/weights/'\ndevice = 'cuda' if torch.cuda.is_available() else 'cpu'\n\n\n"
+            "def pretrained(name, folder=None):\n    if folder is not None:\n"
+            "        return torch.load(folder + '/' + name)\n    else:\n        " + other + "\n")
+    assert ("DL701" in codes(body)) is flagged

@@ -1,6 +1,6 @@
 """Where a function's tensors come from, read one function at a time: from its inputs (tensor parameters, the
 module's own parameters and buffers, what is computed from them), or made inside it on the CPU (a factory without
-`device=`) or on a fixed device (`.cuda()`, `device="cuda"`). DL505 and DL106 read it.
+`device=`) or on a fixed device (`.cuda()`, `device="cuda"`). DL505, DL506 and DL106 read it.
 
 A library function (a loss, a layer's helper, a box conversion, an optimizer's step) does not know where the
 tensors it is given live: whoever calls it decides. A tensor it makes itself lives on the CPU, or on the device

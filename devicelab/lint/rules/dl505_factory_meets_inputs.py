@@ -30,22 +30,23 @@ DL504 already report."""
 from __future__ import annotations
 
 import ast
+from typing import TYPE_CHECKING
 
 from ..inputs import InputFlow, input_name
 from ..vocabulary import FACTORIES
 from .base import Check
 
-SHARED = "inputs"  # the key the two rules share one InputFlow under
+if TYPE_CHECKING:
+    from ..analysis import Analysis
+
+SHARED = "inputs"  # the key DL505/DL506 and DL106 share one InputFlow under
 
 
-def input_flow(analysis) -> InputFlow:
-    """One reading of the file's functions for DL505 and DL106."""
-    found = analysis.shared.get(SHARED) if hasattr(analysis, "shared") else None
-    if found is None:
-        found = InputFlow(analysis)
-        if not hasattr(analysis, "shared"):
-            analysis.shared = {}
-        analysis.shared[SHARED] = found
+def input_flow(analysis: Analysis) -> InputFlow:
+    """One reading of the file's functions for DL505, DL506 and DL106."""
+    found = analysis.shared.get(SHARED)
+    if not isinstance(found, InputFlow):
+        found = analysis.shared[SHARED] = InputFlow(analysis)
     return found
 
 

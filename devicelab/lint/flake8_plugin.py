@@ -13,7 +13,7 @@ from typing import Any
 from .. import __version__
 from .analysis import Analysis
 from .catalogue import RULES
-from .core import chapter_url
+from .core import Problem, chapter_url
 
 
 class Plugin:
@@ -32,10 +32,9 @@ class Plugin:
             return
         for finding in Analysis(self.tree).run():
             rule = RULES[finding.code]
-            try:
-                text = rule.message["en"].format(**finding.params)
-            except (KeyError, IndexError):
-                text = rule.message["en"]
+            if rule.preview:
+                continue  # as `devicelab lint` by default: preview rules only when selected by their full code
+            text = Problem("", finding.line, finding.col, finding.code, finding.params).message("en")
             col = finding.col - 1
             if 0 < finding.line <= len(self.lines):  # ast counts bytes, flake8 characters
                 col = len(self.lines[finding.line - 1].encode("utf-8")[:col].decode("utf-8", errors="ignore"))

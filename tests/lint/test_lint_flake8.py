@@ -46,3 +46,15 @@ def test_flake8_runs_the_plugin(tmp_path: Path) -> None:
                           capture_output=True, text=True, cwd=tmp_path, timeout=120)
     assert done.stdout.startswith(f"{script}:2:9: DL701 torch.load without map_location"), done.stdout + done.stderr
     assert len(done.stdout.strip().splitlines()) == 1
+
+
+def test_the_plugin_fills_a_rules_variant_and_leaves_the_preview_rules_out() -> None:
+    source = ("import torch\nimport torch.nn as nn\nDEVICE = 'cuda' if torch.cuda.is_available() else 'cpu'\n\n\n"
+              "class Policy(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+              "        self.log_std = nn.Parameter(torch.zeros(2))\n\n"
+              "    def std(self, n):\n        return torch.ones(n, 1) * self.log_std.exp()\n\n\n"
+              "def pad(mask, n):\n    f = torch.zeros(mask.size(0), n)\n    if mask.is_cuda:\n        f = f.cuda()\n"
+              "    return torch.cat([mask, f], 1)\n\n\npolicy = Policy().to(DEVICE)\n")
+    results = list(Plugin(ast.parse(source), source.splitlines(True)).run())
+    assert [text.split()[0] for _, _, text, _ in results] == ["DL505"]  # DL106 here is a preview rule
+    assert "which then meets `self.log_std` (`*`), where the model is" in results[0][2]

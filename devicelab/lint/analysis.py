@@ -62,6 +62,21 @@ def child_fields(kind: type) -> tuple[str, ...]:
     return tuple(f for f in kind._fields if f not in leaves)
 
 
+def child_nodes(node: ast.AST) -> list[ast.AST]:
+    """ast.iter_child_nodes without a generator per node, nor the fields that hold no node (names, operators)."""
+    fields = _CHILD_FIELDS.get(type(node))
+    if fields is None:
+        fields = _CHILD_FIELDS[type(node)] = child_fields(type(node))
+    out: list[ast.AST] = []
+    for name in fields:
+        value = getattr(node, name, None)
+        if isinstance(value, list):
+            out.extend(child for child in value if isinstance(child, ast.AST))
+        elif isinstance(value, ast.AST):
+            out.append(value)
+    return out
+
+
 HOOKS = ("statement", "call", "expression_statement", "moved", "bound", "block_end")
 
 

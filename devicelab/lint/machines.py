@@ -529,30 +529,12 @@ def _bind(node: ast.Assign | ast.AnnAssign, bound: dict[str, set[str]]) -> None:
             bound.setdefault(_key(target), set()).add(name)
 
 
-_FIELDS: dict[type, tuple[str, ...]] = {}
-
-
-def _children(node: ast.AST) -> list[ast.AST]:
-    """ast.iter_child_nodes without a generator per node, nor the fields that hold no node (names, operators)."""
-    fields = _FIELDS.get(type(node))
-    if fields is None:
-        from .analysis import child_fields
-
-        fields = _FIELDS[type(node)] = child_fields(type(node))
-    out = []
-    for name in fields:
-        value = getattr(node, name, None)
-        if isinstance(value, list):
-            out.extend(child for child in value if isinstance(child, ast.AST))
-        elif isinstance(value, ast.AST):
-            out.append(value)
-    return out
-
-
 def moves_in(tree: ast.AST, analysis=None) -> tuple[frozenset[str], dict[str, frozenset[str]], bool]:  # noqa: ANN001
     """(the names of the classes this code moves to a device, what each class of it builds (`self.x = Block()`),
     whether it moves a model whose class it cannot name). One pass over the tree, or none with the file's
     Analysis (`analysis`), whose index of the tree is read instead."""
+    from .analysis import child_nodes
+
     bound: dict[str, set[str]] = {}
     moves: list[ast.Call] = []
     builds: dict[str, set[str]] = {}
@@ -578,7 +560,7 @@ def moves_in(tree: ast.AST, analysis=None) -> tuple[frozenset[str], dict[str, fr
                 moves.append(node)
         elif isinstance(node, (ast.Assign, ast.AnnAssign)):
             _bind(node, bound)
-        stack.extend((child, classes) for child in _children(node))
+        stack.extend((child, classes) for child in child_nodes(node))
     moved: set[str] = set()
     unnamed = False
     for node in moves:

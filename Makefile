@@ -1,6 +1,6 @@
 # Every command a contributor needs; each one installs what it uses first (tools/install.sh: once, then
 # it returns at once until a requirements file changes).
-.PHONY: serve build test check notebooks outputs nbgrader bench gpu-check gpu-wheels import-gpu-run install install-site
+.PHONY: serve build test check notebooks outputs nbgrader bench gpu-check gpu-wheels import-gpu-run install install-site lock
 
 VENV ?= .venv
 export VENV
@@ -44,6 +44,9 @@ import-gpu-run: install   ## check a GPU run's archive (tools/verify_on_gpu.ipyn
 
 install:      ## install everything the tests, grading and tools use into $(VENV) (quick when done)
 	bash tools/install.sh dev
+
+lock:         ## after changing a requirements file: write requirements-lock.txt (what `make install` installs when it fits)
+	bash tools/lock.sh
 
 install-site: ## install what the site and the labs use into $(VENV) (quick when done)
 	bash tools/install.sh site

@@ -83,6 +83,9 @@ def test_strict_mode_makes_a_lab_fail_without_an_accelerator(tmp_path):
     env = {**os.environ, "DEVICELAB_STRICT": "1", "DEVICELAB_CAPTURE_LOG": str(tmp_path / "log.jsonl"),
            "DEVICELAB_FRESH_KERNELS": "1"}
     env.pop("DEVICELAB_DEVICE", None)
+    # a run of its own: not a worker of this one, and not written into this run's timeline or CPU records
+    for name in ("PYTEST_XDIST_WORKER", "DEVICELAB_CPU", "DEVICELAB_TIMELINE"):
+        env.pop(name, None)
     done = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", "--nbval-lax", "--nbval-current-env",
          "labs/en/01-devices.ipynb"],

@@ -75,6 +75,8 @@ def test_from_a_clean_checkout_the_targets_install_and_run(tmp_path):
 
     first = _make(copy, "install", venv=venv)
     assert first.returncode == 0, first.stdout + first.stderr
+    # the lock fits this checkout (tests/test_install_lock.py) and installs as it is: nothing resolved again
+    assert "resolving" not in first.stdout, first.stdout
     assert list(venv.glob(".devicelab-installed-dev"))
     assert (venv / "share" / "jupyter" / "kernels" / "python3").is_dir(), "no python3 kernel installed"
 

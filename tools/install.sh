@@ -74,13 +74,41 @@ fi
 # core); compileall spreads the same work over every core afterwards. A file that does not compile (a template
 # with a .py name) is skipped, as pip skips it.
 pip_install=("$venv/bin/pip" install -q --no-compile)
+# requirements-lock.txt (tools/lock.sh) holds the resolution of requirements-test.txt for one platform. Where it
+# fits, nothing is left to resolve: two pips install it at once, the CUDA libraries and triton in one, torch and
+# the other packages in the other (about twenty seconds each on one core), and `pip check` confirms
+# that every requirement holds. Where it does not fit, or that fails, pip resolves requirements-test.txt itself.
+lock=requirements-lock.txt
+lock_fits() {
+  [ -f "$lock" ] &&
+    grep -qx "# requirements: $(cat requirements.txt requirements-site.txt requirements-test.txt | sha256sum |
+      cut -c1-16)" "$lock" &&
+    grep -qx "# platform: $("$venv/bin/python" -c 'import sys, sysconfig
+print(f"cp{sys.version_info[0]}{sys.version_info[1]}-{sysconfig.get_platform()}")')" "$lock"
+}
+install_locked() {
+  local pins heavy
+  pins="$(grep -v '^#' "$lock")"
+  heavy="$(grep -E '^(nvidia-|triton==)' <<<"$pins")"
+  "${pip_install[@]}" --no-deps -r <(echo "$heavy") &
+  local heavy_pid=$! ok=0
+  "${pip_install[@]}" --no-deps -r <(grep -v -E '^(nvidia-|triton==)' <<<"$pins") || ok=1
+  wait "$heavy_pid" || ok=1
+  [ "$ok" = 0 ] && "${pip_install[@]}" --no-deps -e . && "$venv/bin/pip" check >/dev/null
+}
 if [ "$level" = serve ]; then
   "${pip_install[@]}" -r requirements-site.txt
   "${pip_install[@]}" --no-deps -e .
 elif [ "$level" = site ]; then
   "${pip_install[@]}" -r requirements.txt -e .
 else
-  "${pip_install[@]}" -r requirements-test.txt -e .
+  if ! lock_fits; then
+    [ -f "$lock" ] && echo "$lock does not fit these requirement files or this platform (make lock): resolving"
+    "${pip_install[@]}" -r requirements-test.txt -e .
+  elif ! install_locked; then
+    echo "installing $lock failed: resolving requirements-test.txt instead"
+    "${pip_install[@]}" -r requirements-test.txt -e .
+  fi
   # The notebooks and the answer banks start kernels by the name `python3`: this environment's Python.
   "$venv/bin/python" -m ipykernel install --sys-prefix --name python3 >/dev/null
 fi
@@ -92,7 +120,8 @@ fi
 if compgen -G "$venv/lib/python3*/site-packages/rfc3987_syntax-*.dist-info" >/dev/null; then
   "$venv/bin/pip" uninstall -q -y rfc3987-syntax
 fi
-"$venv/bin/python" -m compileall -qq -j 0 "$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_path("purelib"))')" ||
+# The packages' own test folders (a sixth of the source: numpy's, sympy's, networkx's, ...) are never imported here.
+"$venv/bin/python" -m compileall -qq -j 0 -x '/tests?/' "$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_path("purelib"))')" ||
   true
 wait_for_apt
 echo "$want" > "$stamp"

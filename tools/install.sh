@@ -90,11 +90,12 @@ install_locked() {
   local pins heavy
   pins="$(grep -v '^#' "$lock")"
   heavy="$(grep -E '^(nvidia-|triton==)' <<<"$pins")"
-  "${pip_install[@]}" --no-deps -r <(echo "$heavy") &
+  # the course's own package (an editable build, a few seconds on one core) after the libraries, beside torch
+  { "${pip_install[@]}" --no-deps -r <(echo "$heavy") && "${pip_install[@]}" --no-deps -e .; } &
   local heavy_pid=$! ok=0
   "${pip_install[@]}" --no-deps -r <(grep -v -E '^(nvidia-|triton==)' <<<"$pins") || ok=1
   wait "$heavy_pid" || ok=1
-  [ "$ok" = 0 ] && "${pip_install[@]}" --no-deps -e . && "$venv/bin/pip" check >/dev/null
+  [ "$ok" = 0 ] && "$venv/bin/pip" check >/dev/null
 }
 if [ "$level" = serve ]; then
   "${pip_install[@]}" -r requirements-site.txt

@@ -90,13 +90,19 @@ class ErrorKind:
 
     def match_ordered(self, message: str, caseless: bool = False) -> list[tuple[str, str]] | None:
         """Like match(), with the fields in the order they appear in the message."""
+        patterns = self.compiled(caseless)
+        if not self.prefer_pair:  # the first wording that matches (most families: no loop over every match)
+            for pattern in patterns:
+                found = pattern.search(message)
+                if found is not None:
+                    named = [(k, v) for k, v in found.groupdict().items() if v is not None]
+                    return sorted(named, key=lambda item: found.start(item[0]))
+            return None
         first: list[tuple[str, str]] | None = None
-        for pattern in self.compiled(caseless):
-            for found in pattern.finditer(message) if self.prefer_pair else filter(None, [pattern.search(message)]):
+        for pattern in patterns:
+            for found in pattern.finditer(message):
                 named = [(k, v) for k, v in found.groupdict().items() if v is not None]
                 ordered = sorted(named, key=lambda item: found.start(item[0]))
-                if not self.prefer_pair:
-                    return ordered
                 devices = [device_of(v) for k, v in ordered if k in self.device_fields]
                 relation = _relation(devices) if len(devices) == 2 and all(devices) else ""
                 if first is None:

@@ -173,15 +173,59 @@ def group_of(nodeid: str) -> str:
     return next((name for prefix, name in GROUPS if nodeid.startswith(prefix)), "other")
 
 
+_TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+def _descendants() -> dict[int, tuple[int, int, int]]:
+    """{pid: (parent pid, its own CPU ticks, the ticks of its children that it has reaped)} for each running
+    descendant of this process: a browser and its renderers, a kernel server and its kernels, torchrun and its
+    ranks. (Children started from a thread other than a process's main one are counted when their parent reaps them.)"""
+    found, stack = {}, [os.getpid()]
+    while stack:
+        pid = stack.pop()
+        try:
+            with open(f"/proc/{pid}/task/{pid}/children", encoding="ascii") as handle:
+                kids = handle.read().split()
+        except OSError:  # gone, or no /proc (not Linux): counted when it ends, as before
+            continue
+        for kid in map(int, kids):
+            try:
+                with open(f"/proc/{kid}/stat", encoding="ascii", errors="replace") as handle:
+                    stat = handle.read()
+            except OSError:
+                continue
+            fields = stat[stat.rindex(")") + 2:].split()  # after "pid (comm) ": fields 3 on of proc(5)
+            utime, stime, cutime, cstime = (int(value) for value in fields[11:15])  # fields 14-17
+            found[kid] = (pid, utime + stime, cutime + cstime)
+            stack.append(kid)
+    return found
+
+
+_TREE: dict[str, object] = {"last": {}, "ended": 0.0, "lost": 0.0}
+
+
 def _cpu_seconds(children: bool = True) -> float:
-    """This process's CPU seconds, and those of its children that have ended (kernels, builds, browsers)."""
+    """This process's CPU seconds, those of its children that have ended, and those of its running descendants
+    (kernels, builds, browsers) so far: a browser's CPU counts in the tests that drive it, not at its end.
+
+    A descendant that ends is reaped by its parent (its ticks move into the parent's reaped ticks) or by this process
+    (RUSAGE_CHILDREN), so the sum stays whole. One whose parent ended first (a browser's renderers when the browser
+    is closed, ranks left by a killed torchrun) is reaped by no one we see: what it had spent when last seen, beyond
+    what the reaped ticks grew by, is kept as "lost" so that no test is charged a negative amount."""
     own = resource.getrusage(resource.RUSAGE_SELF)
     spent = own.ru_utime + own.ru_stime
-    if children:
-        ended = resource.getrusage(resource.RUSAGE_CHILDREN)
-        # Kernels are the kernel server's children (tests/warm_kernels.py): it counts those that have ended.
-        spent += ended.ru_utime + ended.ru_stime + _warm_kernels().cpu_seconds()
-    return spent
+    if not children:
+        return spent
+    ended = resource.getrusage(resource.RUSAGE_CHILDREN)
+    ended_now = ended.ru_utime + ended.ru_stime
+    now, last = _descendants(), _TREE["last"]
+    gone = sum(mine + reaped for pid, (_, mine, reaped) in last.items() if pid not in now) / _TICK
+    if gone:
+        grew = sum(now[pid][2] - reaped for pid, (_, _, reaped) in last.items() if pid in now) / _TICK
+        _TREE["lost"] += max(0.0, gone - grew - (ended_now - _TREE["ended"]))
+    _TREE["last"], _TREE["ended"] = now, ended_now
+    running = sum(mine + reaped for _, mine, reaped in now.values()) / _TICK
+    return spent + ended_now + running + _TREE["lost"]
 
 
 _CPU = {"last": None}

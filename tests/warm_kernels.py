@@ -64,7 +64,6 @@ def _sensitive(env: dict[str, str]) -> dict[str, str]:
 def serve(path: str) -> dict | None:
     """Preload, then fork a kernel per request. Returns (in the fork only) the request the fork must run."""
     import importlib
-    import resource
     import selectors
 
     for name in PRELOAD:
@@ -84,7 +83,6 @@ def serve(path: str) -> dict | None:
     selector.register(listener, selectors.EVENT_READ, "listen")
     selector.register(wake_r, selectors.EVENT_READ, "wake")
     kernels: dict[int, socket.socket] = {}  # kernel pid -> its client's connection
-    ended = [0.0]  # the CPU seconds of the kernels that have ended
     print("ready", flush=True)
     while True:
         if stopping or os.getppid() != parent:  # the test process is done or gone: so are its kernels
@@ -99,11 +97,6 @@ def serve(path: str) -> dict | None:
             if key.data == "listen":
                 conn, _ = listener.accept()
                 request, fds = _recv(conn, with_fds=3)
-                if request is not None and request.get("query") == "cpu":
-                    own = resource.getrusage(resource.RUSAGE_SELF)
-                    _send(conn, {"cpu": ended[0] + own.ru_utime + own.ru_stime})
-                    conn.close()
-                    continue
                 if request is None or len(fds) != 3:
                     for fd in fds:
                         os.close(fd)
@@ -139,14 +132,14 @@ def serve(path: str) -> dict | None:
                     os.read(wake_r, 4096)
                 except BlockingIOError:
                     pass
-                _reap(kernels, selector, ended)
+                _reap(kernels, selector)
             else:  # a client's connection: it never writes again, so this is its end
                 pid = key.data
                 selector.unregister(key.fileobj)
                 key.fileobj.close()
                 kernels.pop(pid, None)
                 _kill(pid)
-                _reap(kernels, selector, ended)
+                _reap(kernels, selector)
 
 
 def _kill(pid: int) -> None:
@@ -156,15 +149,14 @@ def _kill(pid: int) -> None:
         pass
 
 
-def _reap(kernels: dict[int, socket.socket], selector, ended: list[float]) -> None:
+def _reap(kernels: dict[int, socket.socket], selector) -> None:
     while True:
         try:
-            pid, status, usage = os.wait4(-1, os.WNOHANG)
+            pid, status = os.waitpid(-1, os.WNOHANG)
         except ChildProcessError:
             return
         if pid == 0:
             return
-        ended[0] += usage.ru_utime + usage.ru_stime
         conn = kernels.pop(pid, None)
         if conn is not None:
             selector.unregister(conn)
@@ -273,23 +265,6 @@ def stop() -> None:
             process.kill()
             process.wait()
         shutil.rmtree(os.path.dirname(path), ignore_errors=True)
-
-
-def cpu_seconds() -> float:
-    """The CPU seconds of this process's kernel server: its own, and those of the kernels that have ended
-    (they are the server's children, not this process's, so RUSAGE_CHILDREN does not count them here)."""
-    if _server is None or _server[0].poll() is not None:
-        return 0.0  # an ended server, reaped, is in this process's RUSAGE_CHILDREN
-    try:
-        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
-            conn.settimeout(5)
-            conn.connect(_server[1])
-            _send(conn, {"query": "cpu"})
-            answer, _ = _recv(conn)
-    except OSError:
-        answer = None
-    return answer["cpu"] if answer else 0.0
-
 
 
 def _is_plain_kernel(cmd: list[str]) -> bool:

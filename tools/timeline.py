@@ -6,11 +6,12 @@ scheduling units (a notebook, an xdist group, or a single test). With --write it
 tests/durations.json, which the scheduler (root conftest.py) uses to hand out the costliest units first, so
 that no long unit starts last while the other worker waits.
 
-With DEVICELAB_CPU=FILE, each test process also writes the CPU seconds of each test (its kernels and
-subprocesses included); `--cpu FILE` prints them per group (answer banks, grading, site, notebooks, learner
-walks, ...) and the costliest units: CPU seconds show what a change costs even on a busy machine. The process that
-started the run also writes how busy the whole machine was meanwhile: the kernels of the grader's sandbox and the
-browsers count there and not per test (killed before anyone waited for them, they take their CPU time with them).
+With DEVICELAB_CPU=FILE, each test process also writes the CPU seconds of each test (its kernels, subprocesses and
+browser included: a process that is still running counts as it goes, read from /proc); `--cpu FILE` prints them per
+group (answer banks, grading, site, notebooks, learner walks, ...) and the costliest units: CPU seconds show what a
+change costs even on a busy machine. The process that started the run also writes how busy the whole machine was
+meanwhile: what no test process saw (processes that start and end between two tests' readings with no one of ours
+waiting for them, other work on the machine) is the difference.
 
 Usage: python tools/timeline.py FILE [--write] [--top N]
        python tools/timeline.py --cpu FILE [--top N]
@@ -108,8 +109,8 @@ def cpu_report(records: list[dict], top: int) -> int:
     print(f"CPU seconds of the tests: {total:.0f} s in {sum(r['group'] != 'session' for r in records)} tests")
     if whole is not None:
         print(f"  the whole machine was busy {whole['cpu']:.0f} CPU-s in the {whole['wall']:.0f} s the run lasted; "
-              f"{whole['cpu'] - total:.0f} s are not counted above: kernels in the grader's sandbox and browsers, "
-              "killed before anyone waited for them, and any other work on the machine")
+              f"{whole['cpu'] - total:.0f} s are not counted above: processes that started and ended between two "
+              "readings with none of ours waiting for them, and any other work on the machine")
     for name, (seconds, tests) in cpu_groups(records).items():
         print(f"  {name:<16} {seconds:8.1f} s  {100 * seconds / total:5.1f} %  {tests:5d} tests")
     units: dict[str, float] = collections.defaultdict(float)

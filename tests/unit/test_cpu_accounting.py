@@ -89,3 +89,52 @@ def test_a_run_with_a_cpu_file_writes_the_whole_machine_once_from_the_process_th
     whole = [r for r in records if r["group"] == "machine"]
     assert len(whole) == 1 and whole[0]["cpu"] > 0 and whole[0]["wall"] > 0
     assert any(r["id"].endswith("test_one") for r in records)
+
+
+BURN = "import time\nstart = time.process_time()\nwhile time.process_time() - start < {s}:\n    pass\n"
+
+
+def _linux() -> bool:
+    return Path("/proc/self/task").exists()
+
+
+def test_a_running_childs_cpu_counts_before_it_ends():
+    """A browser or kernel server that runs for the whole session is charged to the tests that make it work."""
+    import subprocess
+
+    conftest = _root_conftest()
+    child = subprocess.Popen([sys.executable, "-c", BURN.format(s=0.6) + "import time\ntime.sleep(30)\n"])
+    try:
+        before = conftest._cpu_seconds()
+        time.sleep(2.0)  # the child burns its 0.6 s, then sleeps: it is still running when measured
+        assert child.poll() is None
+        grew = conftest._cpu_seconds() - before
+        if _linux():
+            assert grew >= 0.4, grew
+        else:  # no /proc: counted when it ends, as before
+            assert grew < 0.4, grew
+    finally:
+        child.kill()
+        child.wait()
+
+
+def test_a_grandchild_left_by_its_parent_is_not_taken_back_from_the_count():
+    """A parent that ends before its child (a closed browser's renderers, a killed torchrun's ranks) leaves the child
+    to a process no test waits for: the CPU seconds it was seen to spend stay counted, no later test goes negative."""
+    import subprocess
+
+    conftest = _root_conftest()
+    if not _linux():
+        return
+    script = ("import subprocess, sys, time\n"
+              f"subprocess.Popen([sys.executable, '-c', {BURN.format(s=0.5)!r} + 'import time\\ntime.sleep(1.5)\\n'])\n"
+              "time.sleep(1.0)\n")  # ends while its child still sleeps: the child is orphaned
+    first = conftest._cpu_seconds()
+    parent = subprocess.Popen([sys.executable, "-c", script])
+    time.sleep(0.8)
+    seen = conftest._cpu_seconds()  # the grandchild has burnt its 0.5 s and is seen running
+    parent.wait()
+    time.sleep(1.5)  # the orphan ends, reaped by a process that is not ours
+    after = conftest._cpu_seconds()
+    assert seen - first >= 0.4, seen - first
+    assert after >= seen, (seen, after)

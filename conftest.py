@@ -176,8 +176,8 @@ def group_of(nodeid: str) -> str:
 _TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 
-def _descendants() -> dict[int, tuple[int, int, int]]:
-    """{pid: (parent pid, its own CPU ticks, the ticks of its children that it has reaped)} for each running
+def _descendants() -> dict[int, tuple[int, int]]:
+    """{pid: (its own CPU ticks, the ticks of its children that it has reaped)} for each running
     descendant of this process: a browser and its renderers, a kernel server and its kernels, torchrun and its
     ranks. (Children started from a thread other than a process's main one are counted when their parent reaps them.)"""
     found, stack = {}, [os.getpid()]
@@ -196,7 +196,7 @@ def _descendants() -> dict[int, tuple[int, int, int]]:
                 continue
             fields = stat[stat.rindex(")") + 2:].split()  # after "pid (comm) ": fields 3 on of proc(5)
             utime, stime, cutime, cstime = (int(value) for value in fields[11:15])  # fields 14-17
-            found[kid] = (pid, utime + stime, cutime + cstime)
+            found[kid] = (utime + stime, cutime + cstime)
             stack.append(kid)
     return found
 
@@ -219,12 +219,12 @@ def _cpu_seconds(children: bool = True) -> float:
     ended = resource.getrusage(resource.RUSAGE_CHILDREN)
     ended_now = ended.ru_utime + ended.ru_stime
     now, last = _descendants(), _TREE["last"]
-    gone = sum(mine + reaped for pid, (_, mine, reaped) in last.items() if pid not in now) / _TICK
+    gone = sum(mine + reaped for pid, (mine, reaped) in last.items() if pid not in now) / _TICK
     if gone:
-        grew = sum(now[pid][2] - reaped for pid, (_, _, reaped) in last.items() if pid in now) / _TICK
+        grew = sum(now[pid][1] - reaped for pid, (_, reaped) in last.items() if pid in now) / _TICK
         _TREE["lost"] += max(0.0, gone - grew - (ended_now - _TREE["ended"]))
     _TREE["last"], _TREE["ended"] = now, ended_now
-    running = sum(mine + reaped for _, mine, reaped in now.values()) / _TICK
+    running = sum(mine + reaped for mine, reaped in now.values()) / _TICK
     return spent + ended_now + running + _TREE["lost"]
 
 

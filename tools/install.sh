@@ -81,10 +81,7 @@ pip_install=("$venv/bin/pip" install -q --no-compile)
 lock=requirements-lock.txt
 lock_fits() {
   [ -f "$lock" ] &&
-    grep -qx "# requirements: $(cat requirements.txt requirements-site.txt requirements-test.txt | sha256sum |
-      cut -c1-16)" "$lock" &&
-    grep -qx "# platform: $("$venv/bin/python" -c 'import sys, sysconfig
-print(f"cp{sys.version_info[0]}{sys.version_info[1]}-{sysconfig.get_platform()}")')" "$lock"
+    [ "$(bash tools/lock.sh --key "$venv/bin/python")" = "$(grep -E '^# (requirements|platform): ' "$lock")" ]
 }
 install_locked() {
   local pins heavy
